@@ -1,0 +1,44 @@
+/*
+ * sys.c - the real implementation of the mockable kernel layer (sys.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+static long real_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
+{
+	long r = syscall(SYS_ptrace, req, pid, addr, data);
+	return r < 0 ? -errno : r;
+}
+
+static pid_t real_waitpid(void *ctx, pid_t pid, int *status, int options)
+{
+	pid_t r;
+	do
+		r = waitpid(pid, status, options);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+static int real_kill(void *ctx, pid_t pid, int sig)
+{
+	return kill(pid, sig) < 0 ? -errno : 0;
+}
+
+static int real_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)
+{
+	return syscall(SYS_tgkill, tgid, tid, sig) < 0 ? -errno : 0;
+}
+
+const struct corral_sys corral_sys_real = {
+	.ptrace = real_ptrace,
+	.waitpid = real_waitpid,
+	.kill = real_kill,
+	.tgkill = real_tgkill,
+	.ctx = 0,
+};

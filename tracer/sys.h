@@ -1,0 +1,34 @@
+/*
+ * sys.h - the kernel calls the engine makes, behind a table of function
+ * pointers so that unit tests can script the awkward orders the kernel
+ * produces (a child's first stop before its parent's fork event, ESRCH in
+ * the middle of a call, events after SIGKILL...) without real processes.
+ *
+ * Every function returns >= 0 on success or a negative errno; none of them
+ * touches the global errno contract of its caller.
+ */
+#ifndef CORRAL_SYS_H
+#define CORRAL_SYS_H
+
+#include <sys/types.h>
+
+struct corral_sys {
+	/* ptrace(2): returns the call's result (>= 0) or -errno. */
+	long (*ptrace)(void *ctx, int req, pid_t pid, void *addr, void *data);
+	/* waitpid(2): the pid, 0 (WNOHANG, nothing), or -errno. */
+	pid_t (*waitpid)(void *ctx, pid_t pid, int *status, int options);
+	/* kill(2) and tgkill(2). */
+	int (*kill)(void *ctx, pid_t pid, int sig);
+	int (*tgkill)(void *ctx, pid_t tgid, pid_t tid, int sig);
+	void *ctx;
+};
+
+extern const struct corral_sys corral_sys_real;
+
+static inline long sys_ptrace(const struct corral_sys *s, int req, pid_t pid,
+			      void *addr, void *data)
+{
+	return s->ptrace(s->ctx, req, pid, addr, data);
+}
+
+#endif
