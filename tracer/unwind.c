@@ -1,0 +1,683 @@
+/*
+ * unwind.c - stacks of ptrace-stopped threads, with libunwind-ptrace.
+ *
+ * How one stack is taken (unwinder_stack):
+ *
+ *  1. Check that tid is a thread of tgid (/proc/TGID/task/TID) and that it is
+ *     a ptrace-stopped tracee of ours (PTRACE_GETREGSET fails with ESRCH
+ *     otherwise). This turns "wrong pid", "not stopped" and "gone" into a
+ *     clean -ESRCH before libunwind sees it.
+ *  2. Walk with libunwind: unw_init_remote on the process's cached address
+ *     space with a fresh _UPT context for the thread (the context carries
+ *     the tid used for PTRACE_PEEK*), then unw_step until the end, an error,
+ *     the frame cap, or a repeated (ip, sp) pair.
+ *  3. Symbolize each ip through a per-process cache: a miss calls
+ *     unw_get_proc_name (which maps the ELF file and searches its symbol
+ *     tables: expensive) and looks the module up in the process's
+ *     executable mappings, read from /proc/TGID/maps once.
+ *
+ * What makes 1,000 threads of one process cheap: the address space is
+ * created once per process with UNW_CACHE_GLOBAL, so libunwind's register
+ * state cache (keyed by ip) holds the DWARF CFI results of the first thread
+ * and later threads parked at the same places skip .eh_frame parsing; and
+ * the symbol cache means unw_get_proc_name runs once per distinct ip, not
+ * once per frame.
+ *
+ * Lifetimes: frames point at strings owned by per-process state. Forgetting
+ * a process does not free it at once but parks it on a graveyard emptied at
+ * the start of the next unwinder_stack(), so that the documented lifetime
+ * ("until the next unwinder_stack call") holds even across
+ * unwinder_forget().
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
+#include <elf.h>
+
+#include <libunwind-ptrace.h>
+
+#include "unwind.h"
+
+/* One executable, file-backed (or [vdso]-like) mapping. */
+struct uw_map {
+	uint64_t start, end;
+	const char *path; /* owned by uw_proc.paths */
+};
+
+/* Symbol cache entry; key is (ip, prev) where prev says "look at ip - 1". */
+struct uw_sym {
+	uint64_t ip;
+	uint64_t off;
+	const char *func;   /* owned here (malloc), NULL: no symbol */
+	const char *module; /* owned by uw_proc.paths, may be NULL */
+	uint8_t used, prev;
+};
+
+struct uw_proc {
+	pid_t tgid;
+	struct uw_proc *next; /* hash chain, or graveyard link */
+	unw_addr_space_t as;
+
+	struct uw_map *maps; /* sorted by start, non-overlapping */
+	size_t nmaps;
+	bool maps_loaded;
+	unsigned long maps_gen; /* call number of the last read */
+
+	/*
+	 * Distinct path strings ever seen in the maps. Only grows (until the
+	 * process is forgotten), so that a re-read of the maps never frees a
+	 * string a frame or a cache entry points to.
+	 */
+	char **paths;
+	size_t npaths, cappaths;
+
+	struct uw_sym *syms; /* open addressing, capacity a power of 2 */
+	size_t nsyms, capsyms;
+};
+
+#define UW_BUCKETS 256
+
+struct corral_unwinder {
+	struct uw_proc *bucket[UW_BUCKETS];
+	struct uw_proc *graveyard; /* forgotten, freed at the next stack */
+	unsigned long call;	   /* unwinder_stack calls so far */
+	uint64_t *seen;		   /* (ip, sp) pairs of the current walk */
+	size_t capseen;
+	struct unwinder_stats st;
+};
+
+/* ------------------------------------------------------------------ */
+/* Reason strings: static, so the caller may keep them forever. */
+
+#define UW_ERRS(X)                                                             \
+	X(UNW_EUNSPEC)                                                         \
+	X(UNW_ENOMEM)                                                          \
+	X(UNW_EBADREG)                                                         \
+	X(UNW_EREADONLYREG)                                                    \
+	X(UNW_ESTOPUNWIND)                                                     \
+	X(UNW_EINVALIDIP)                                                      \
+	X(UNW_EBADFRAME)                                                       \
+	X(UNW_EINVAL)                                                          \
+	X(UNW_EBADVERSION)                                                     \
+	X(UNW_ENOINFO)
+
+static const char *step_reason(int err)
+{
+	switch (-err) {
+#define X(e)                                                                   \
+	case e:                                                                \
+		return "unw_step: -" #e;
+		UW_ERRS(X)
+#undef X
+	}
+	return "unw_step: failed";
+}
+
+static const char *init_reason(int err)
+{
+	switch (-err) {
+#define X(e)                                                                   \
+	case e:                                                                \
+		return "unw_init_remote: -" #e;
+		UW_ERRS(X)
+#undef X
+	}
+	return "unw_init_remote: failed";
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-process state */
+
+static void proc_free(struct uw_proc *p)
+{
+	if (!p)
+		return;
+	if (p->as)
+		unw_destroy_addr_space(p->as);
+	for (size_t i = 0; i < p->capsyms; i++)
+		if (p->syms[i].used)
+			free((char *)p->syms[i].func);
+	free(p->syms);
+	for (size_t i = 0; i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	free(p->maps);
+	free(p);
+}
+
+static unsigned bucket_of(pid_t tgid)
+{
+	return ((uint32_t)tgid * 2654435761u) >> 24; /* 0..255 */
+}
+
+static struct uw_proc *proc_find(struct corral_unwinder *u, pid_t tgid)
+{
+	for (struct uw_proc *p = u->bucket[bucket_of(tgid)]; p; p = p->next)
+		if (p->tgid == tgid)
+			return p;
+	return NULL;
+}
+
+static int proc_get(struct corral_unwinder *u, pid_t tgid,
+		    struct uw_proc **out)
+{
+	struct uw_proc *p = proc_find(u, tgid);
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->tgid = tgid;
+	/*
+	 * One address space per process: libunwind caches per address space,
+	 * and every thread of a process shares its code, hence its CFI. The
+	 * byte order 0 means "the host's".
+	 */
+	p->as = unw_create_addr_space(&_UPT_accessors, 0);
+	if (!p->as) {
+		free(p);
+		return -ENOMEM;
+	}
+	/*
+	 * GLOBAL rather than PER_THREAD: the cache is keyed by the address
+	 * space, not by the thread of ours that unwinds, and we unwind from
+	 * one thread anyway.
+	 */
+	unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+	unsigned b = bucket_of(tgid);
+	p->next = u->bucket[b];
+	u->bucket[b] = p;
+	u->st.procs++;
+	*out = p;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mappings: /proc/TGID/maps, executable entries only */
+
+static const char *intern_path(struct uw_proc *p, const char *s)
+{
+	/* Most lookups hit the last path added (consecutive segments). */
+	for (size_t i = p->npaths; i-- > 0;)
+		if (!strcmp(p->paths[i], s))
+			return p->paths[i];
+	if (p->npaths == p->cappaths) {
+		size_t cap = p->cappaths ? 2 * p->cappaths : 16;
+		char **np = realloc(p->paths, cap * sizeof(*np));
+		if (!np)
+			return NULL;
+		p->paths = np;
+		p->cappaths = cap;
+	}
+	char *d = strdup(s);
+	if (!d)
+		return NULL;
+	p->paths[p->npaths++] = d;
+	return d;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct uw_map *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * (Re)read the executable mappings of the process. Returns 0 or -errno; on
+ * failure the previous table is kept.
+ */
+static int maps_read(struct corral_unwinder *u, struct uw_proc *p)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->tgid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	u->st.maps_reads++;
+	p->maps_gen = u->call;
+
+	struct uw_map *v = NULL;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t linecap = 0;
+	int err = 0;
+	while (getline(&line, &linecap, f) > 0) {
+		uint64_t start, end;
+		char perms[8];
+		int pos = 0;
+		/* start-end perms offset dev inode pathname */
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n",
+			   &start, &end, perms, &pos) < 3 ||
+		    pos == 0)
+			continue;
+		/* Only code can hold an ip; anonymous code (JIT) has no path. */
+		if (!strchr(perms, 'x'))
+			continue;
+		char *name = line + pos;
+		name[strcspn(name, "\n")] = 0;
+		if (!*name)
+			continue;
+		const char *interned = intern_path(p, name);
+		if (!interned) {
+			err = -ENOMEM;
+			break;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct uw_map *nv = realloc(v, ncap * sizeof(*nv));
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = (struct uw_map){start, end, interned};
+	}
+	free(line);
+	fclose(f);
+	if (err) {
+		free(v);
+		return err;
+	}
+	/* The kernel lists them sorted; do not rely on it for the search. */
+	qsort(v, n, sizeof(*v), map_cmp);
+	free(p->maps);
+	p->maps = v;
+	p->nmaps = n;
+	p->maps_loaded = true;
+	return 0;
+}
+
+static const char *maps_find(const struct uw_proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nmaps;
+	/* Last mapping with start <= ip. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct uw_map *m = &p->maps[lo - 1];
+	return ip < m->end ? m->path : NULL;
+}
+
+static const char *module_of(struct corral_unwinder *u, struct uw_proc *p,
+			     uint64_t ip)
+{
+	if (!p->maps_loaded && maps_read(u, p) < 0)
+		return NULL;
+	const char *m = maps_find(p, ip);
+	/*
+	 * Not found: the process may have mapped code since we read the maps
+	 * (dlopen, a new thread's library). Re-read, at most once per call so
+	 * that a stack of garbage ips costs one read, not one per frame.
+	 */
+	if (!m && p->maps_gen != u->call && maps_read(u, p) == 0)
+		m = maps_find(p, ip);
+	return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbol cache */
+
+static size_t sym_slot(uint64_t ip, uint8_t prev, size_t cap)
+{
+	uint64_t h = (ip ^ prev) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static struct uw_sym *sym_find(struct uw_proc *p, uint64_t ip, uint8_t prev)
+{
+	if (!p->capsyms)
+		return NULL;
+	for (size_t i = sym_slot(ip, prev, p->capsyms);;
+	     i = (i + 1) & (p->capsyms - 1)) {
+		struct uw_sym *s = &p->syms[i];
+		if (!s->used)
+			return NULL;
+		if (s->ip == ip && s->prev == prev)
+			return s;
+	}
+}
+
+/* Room for one more entry (load <= 1/2). 0 or -ENOMEM. */
+static int sym_reserve(struct uw_proc *p)
+{
+	if (2 * (p->nsyms + 1) <= p->capsyms)
+		return 0;
+	size_t cap = p->capsyms ? 2 * p->capsyms : 256;
+	struct uw_sym *ns = calloc(cap, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->capsyms; i++) {
+		struct uw_sym *s = &p->syms[i];
+		if (!s->used)
+			continue;
+		size_t j = sym_slot(s->ip, s->prev, cap);
+		while (ns[j].used)
+			j = (j + 1) & (cap - 1);
+		ns[j] = *s;
+	}
+	free(p->syms);
+	p->syms = ns;
+	p->capsyms = cap;
+	return 0;
+}
+
+/*
+ * Name and module of the frame the cursor is on. `prev` mirrors what
+ * unw_get_proc_name does internally: for a caller frame the ip is a return
+ * address, which may already be past the end of the function (a call to a
+ * noreturn function is often its last instruction), so the lookup is done
+ * at ip - 1. It is part of the key so that both lookups of one ip never mix.
+ */
+static void symbolize(struct corral_unwinder *u, struct uw_proc *p,
+		      unw_cursor_t *c, uint64_t ip, bool prev,
+		      struct corral_frame *f)
+{
+	struct uw_sym *s = sym_find(p, ip, prev);
+	if (s) {
+		u->st.sym_hits++;
+		f->func = s->func;
+		f->off = s->func ? s->off : 0;
+		f->module = s->module;
+		return;
+	}
+
+	char buf[512];
+	unw_word_t off = 0;
+	u->st.sym_lookups++;
+	int r = unw_get_proc_name(c, buf, sizeof(buf), &off);
+	/* -UNW_ENOMEM: the name was truncated, still better than nothing. */
+	bool named = (r == 0 || r == -UNW_ENOMEM) && buf[0];
+	f->func = NULL;
+	f->off = 0;
+	f->module = module_of(u, p, prev ? ip - 1 : ip);
+
+	char *name = named ? strdup(buf) : NULL;
+	if (named && !name)
+		return; /* no memory: an unnamed frame, not a failure */
+	if (sym_reserve(p) < 0) {
+		/*
+		 * Cannot cache it, so nothing would own the string: give the
+		 * frame no name rather than leak or dangle.
+		 */
+		free(name);
+		return;
+	}
+	size_t i = sym_slot(ip, prev, p->capsyms);
+	while (p->syms[i].used)
+		i = (i + 1) & (p->capsyms - 1);
+	p->syms[i] = (struct uw_sym){
+		.ip = ip,
+		.off = off,
+		.func = name,
+		.module = f->module,
+		.used = 1,
+		.prev = prev,
+	};
+	p->nsyms++;
+	f->func = name;
+	f->off = name ? off : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The thread */
+
+#if defined(__x86_64__)
+#define UW_REGS_IP(r) ((r).rip)
+#elif defined(__aarch64__)
+#define UW_REGS_IP(r) ((r).pc)
+#elif defined(__i386__)
+#define UW_REGS_IP(r) ((r).eip)
+#endif
+
+/*
+ * Is tid a ptrace-stopped tracee of the calling thread? ptrace refuses any
+ * request but a few with ESRCH otherwise (not traced by us, running, gone).
+ * Also returns the ip, for a one-frame stack when libunwind cannot start.
+ */
+static int probe_stopped(pid_t tid, uint64_t *ip)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = {&regs, sizeof(regs)};
+	if (syscall(SYS_ptrace, PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS,
+		    &iov) < 0)
+		return -errno;
+#ifdef UW_REGS_IP
+	*ip = UW_REGS_IP(regs);
+#else
+	*ip = 0;
+#endif
+	return 0;
+}
+
+static bool thread_of(pid_t tgid, pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)tgid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/* Record (ip, sp); true if the pair was seen before in this walk. */
+static bool seen_before(struct corral_unwinder *u, int n, uint64_t ip,
+			uint64_t sp, bool *monotonic)
+{
+	uint64_t *s = u->seen;
+	/*
+	 * While sp has only grown frame after frame (the normal case: each
+	 * caller's frame is above its callee's), a new, larger sp cannot
+	 * repeat an earlier pair, and no search is needed. After a stack
+	 * switch (signal on an alternate stack, a corrupt frame) search all.
+	 */
+	bool dup = false;
+	if (n > 0 && !(*monotonic && sp > s[2 * (n - 1) + 1])) {
+		*monotonic = false;
+		for (int i = 0; i < n && !dup; i++)
+			dup = s[2 * i] == ip && s[2 * i + 1] == sp;
+	}
+	s[2 * n] = ip;
+	s[2 * n + 1] = sp;
+	return dup;
+}
+
+static int seen_reserve(struct corral_unwinder *u, int max)
+{
+	if ((size_t)max <= u->capseen)
+		return 0;
+	uint64_t *ns = realloc(u->seen, 2 * (size_t)max * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	u->seen = ns;
+	u->capseen = max;
+	return 0;
+}
+
+static void graveyard_empty(struct corral_unwinder *u)
+{
+	while (u->graveyard) {
+		struct uw_proc *p = u->graveyard;
+		u->graveyard = p->next;
+		proc_free(p);
+	}
+}
+
+int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
+		   struct corral_frame *frames, int max, const char **why)
+{
+	const char *reason = NULL;
+	if (why)
+		*why = NULL;
+	if (!u || !frames || max < 0 || tid <= 0 || tgid <= 0)
+		return -EINVAL;
+
+	/* Strings from the previous call may go now. */
+	graveyard_empty(u);
+	u->call++;
+
+	/*
+	 * The pairing matters: the maps, the address space and the caches are
+	 * those of tgid, and a tid from another process would be named with
+	 * them. One stat, cheap next to the unwind.
+	 */
+	if (!thread_of(tgid, tid))
+		return -ESRCH;
+	uint64_t ip0 = 0;
+	int err = probe_stopped(tid, &ip0);
+	if (err < 0)
+		return err;
+	if (max == 0) {
+		if (why)
+			*why = "max frames";
+		return 0;
+	}
+
+	struct uw_proc *p;
+	err = seen_reserve(u, max);
+	if (!err)
+		err = proc_get(u, tgid, &p);
+	if (err < 0)
+		return err;
+
+	/* The _UPT context holds the tid that PTRACE_PEEK* calls address. */
+	void *upt = _UPT_create(tid);
+	if (!upt)
+		return -ENOMEM;
+
+	unw_cursor_t c;
+	int n = 0;
+	bool failed = false;
+	int r = unw_init_remote(&c, p->as, upt);
+	if (r < 0) {
+		/*
+		 * Still worth one frame: the ip is known from the registers and
+		 * says where the thread is, if not how it got there.
+		 */
+		reason = init_reason(r);
+		failed = true;
+		if (ip0) {
+			frames[0] = (struct corral_frame){.ip = ip0};
+			frames[0].module = module_of(u, p, ip0);
+			n = 1;
+		}
+		goto out;
+	}
+
+	bool prev = false, monotonic = true;
+	for (;;) {
+		unw_word_t ip, sp;
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
+		    unw_get_reg(&c, UNW_REG_SP, &sp) < 0) {
+			reason = "unw_get_reg failed";
+			failed = true;
+			break;
+		}
+		/* A zero return address is how some outermost frames end. */
+		if (n > 0 && ip == 0)
+			break;
+		if (seen_before(u, n, ip, sp, &monotonic)) {
+			reason = "loop: same ip and sp twice";
+			break;
+		}
+		struct corral_frame *f = &frames[n++];
+		f->ip = ip;
+		symbolize(u, p, &c, ip, prev, f);
+
+		/*
+		 * After a signal frame the next ip is where the thread was
+		 * interrupted, not a return address: look it up as is.
+		 */
+		prev = unw_is_signal_frame(&c) <= 0;
+		r = unw_step(&c);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			reason = step_reason(r);
+			failed = true;
+			break;
+		}
+		if (n == max) {
+			reason = "max frames";
+			break;
+		}
+	}
+
+out:
+	_UPT_destroy(upt);
+	/*
+	 * A failure may be the thread dying under us (SIGKILL from elsewhere
+	 * ends even a ptrace-stopped thread): then what we read is not a
+	 * stack, and the caller wants to know the thread is gone.
+	 */
+	if (failed && probe_stopped(tid, &ip0) == -ESRCH)
+		return -ESRCH;
+	u->st.stacks++;
+	u->st.frames += n;
+	if (why)
+		*why = reason;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+
+int unwinder_new(struct corral_unwinder **out)
+{
+	struct corral_unwinder *u = calloc(1, sizeof(*u));
+	*out = u;
+	return u ? 0 : -ENOMEM;
+}
+
+void unwinder_forget(struct corral_unwinder *u, pid_t tgid)
+{
+	if (!u)
+		return;
+	struct uw_proc **pp = &u->bucket[bucket_of(tgid)];
+	for (; *pp; pp = &(*pp)->next) {
+		if ((*pp)->tgid != tgid)
+			continue;
+		struct uw_proc *p = *pp;
+		*pp = p->next;
+		/* Frames from the last call may still point into p. */
+		p->next = u->graveyard;
+		u->graveyard = p;
+		return;
+	}
+}
+
+void unwinder_free(struct corral_unwinder *u)
+{
+	if (!u)
+		return;
+	for (int b = 0; b < UW_BUCKETS; b++) {
+		while (u->bucket[b]) {
+			struct uw_proc *p = u->bucket[b];
+			u->bucket[b] = p->next;
+			proc_free(p);
+		}
+	}
+	graveyard_empty(u);
+	free(u->seen);
+	free(u);
+}
+
+void unwinder_get_stats(const struct corral_unwinder *u,
+			struct unwinder_stats *st)
+{
+	*st = u->st;
+}
