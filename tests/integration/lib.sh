@@ -1,0 +1,417 @@
+# tests/integration/lib.sh - sourced by every integration test.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   start -- "$CORRAL" run -j "$T/j" -- "$FIX/daemonize"   # in the witness
+#   await '^READY'                                            # a line, deadline
+#   finish                                                    # RC, ELAPSED
+#   expect_rc 0 "daemonize"
+#   ...
+#   done_test
+#
+# The witness: every command a test starts runs in a fresh cgroup v2 (as
+# root) and carries CORRAL_TEST_MARK=<unique> in its environment; after each
+# run the cgroup must be empty and no process may carry the marker. What is
+# left is reported, killed (cgroup.kill) and the test fails. The cgroup and
+# the marker scan are the witness only: corral itself never relies on them.
+#
+# No sleeps as synchronisation: tests wait for lines on a pipe (await) or
+# for the end of the command (finish); deadlines (read -t, timeout) are
+# safety nets against hangs only.
+
+set -u
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$LIB_DIR/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+CORRAL=${CORRAL:-$BUILD/corral}
+FIX=$BUILD/fixtures
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/corral-$TEST_NAME.XXXXXX")
+chmod 755 "$T"
+MARK="$TEST_NAME.$$.$RANDOM$RANDOM"
+FAILS=0
+RUN=0
+CG=
+PID=
+SUB=
+OUT=
+ST=
+RC=
+ELAPSED=
+MATCH=
+DEADLINE=${DEADLINE:-60} # safety net for one run, seconds
+
+# ---------------------------------------------------------------- reporting
+
+fail() {
+	FAILS=$((FAILS + 1))
+	echo "FAIL [$TEST_NAME${RUN_LABEL:+ / $RUN_LABEL}]: $*" >&2
+}
+
+note() { echo "[$TEST_NAME${RUN_LABEL:+ / $RUN_LABEL}] $*" >&2; }
+
+skip_test() {
+	echo "SKIP [$TEST_NAME]: $*" >&2
+	exit 0
+}
+
+# Print the stdout/stderr of the last run (after a failure).
+show_run() {
+	local f
+	for f in "$T/out.$RUN" "$T/err.$RUN"; do
+		[ -s "$f" ] || continue
+		echo "---- ${f##*/} (last 30 lines)" >&2
+		tail -n 30 "$f" | cut -c1-300 >&2
+	done
+}
+
+# Show the last lines of a journal (after a failure).
+show_journal() {
+	[ -s "$1" ] || { echo "---- journal $1: empty or missing" >&2; return; }
+	echo "---- journal ${1##*/} (first 5 / last 10 lines)" >&2
+	head -n 5 "$1" | cut -c1-300 >&2
+	echo "  ..." >&2
+	tail -n 10 "$1" | cut -c1-300 >&2
+}
+
+# now_us: wall clock in microseconds (integer).
+now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+
+# secs US: microseconds -> "S.mmm"
+secs() { printf '%d.%03d' $(($1 / 1000000)) $((($1 % 1000000) / 1000)); }
+
+# ----------------------------------------------------------------- witness
+
+witness_setup() {
+	CG=
+	if [ "$(id -u)" = 0 ]; then
+		local base
+		for base in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+			[ "$(stat -f -c %T "$base" 2>/dev/null)" = cgroup2fs ] || continue
+			[ -w "$base/cgroup.procs" ] || continue
+			if mkdir "$base/corral-test.$MARK" 2>/dev/null; then
+				CG=$base/corral-test.$MARK
+				break
+			fi
+		done
+	fi
+	if [ -n "$CG" ]; then
+		WITNESS="cgroup $CG + marker"
+	else
+		WITNESS="marker CORRAL_TEST_MARK (no writable cgroup2)"
+	fi
+}
+
+# Called in the launching subshell, before anything of the test starts.
+witness_enter() {
+	export CORRAL_TEST_MARK=$MARK
+	if [ -n "$CG" ]; then
+		echo "$BASHPID" >"$CG/cgroup.procs" || {
+			echo "witness: cannot enter $CG" >&2
+			exit 125
+		}
+	fi
+}
+
+# Live processes of this test: pids from the cgroup and from the marker.
+witness_pids() {
+	local p
+	{
+		if [ -n "$CG" ]; then cat "$CG/cgroup.procs" 2>/dev/null; fi
+		for p in $(grep -slzx "CORRAL_TEST_MARK=$MARK" /proc/[0-9]*/environ 2>/dev/null); do
+			p=${p#/proc/}
+			p=${p%/environ}
+			# a zombie has an empty environ; a process that is exiting may still match
+			[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
+			[ "$p" = "$BASHPID" ] && continue
+			echo "$p"
+		done
+	} | sort -un
+}
+
+witness_describe() {
+	local p n=0
+	for p in "$@"; do
+		n=$((n + 1))
+		if [ "$n" -gt 10 ]; then
+			echo "  ... and $(($# - 10)) more" >&2
+			break
+		fi
+		printf '  pid %s: %s [%s]\n' "$p" \
+			"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)" \
+			"$(awk '{print "state " $3 ", ppid " $4}' "/proc/$p/stat" 2>/dev/null)" >&2
+	done
+}
+
+witness_kill() {
+	local p
+	if [ -n "$CG" ]; then
+		echo 1 >"$CG/cgroup.kill" 2>/dev/null
+	fi
+	for p in $(witness_pids); do kill -KILL "$p" 2>/dev/null; done
+	local until=$(($(now_us) + 5000000))
+	while [ -n "$(witness_pids)" ] && [ "$(now_us)" -lt "$until" ]; do
+		sleep 0.05 # waiting for the kernel to finish killing (cleanup only)
+	done
+}
+
+# witness_check [SETTLE_SECS]: nothing this test started may be alive.
+# SETTLE (default 0) allows for asynchronous death (corral was SIGKILLed and
+# EXITKILL is delivering SIGKILL to the tree): poll until then.
+witness_check() {
+	local settle=${1:-0} left
+	left=$(witness_pids)
+	if [ -n "$left" ] && [ "$settle" != 0 ]; then
+		local until=$(($(now_us) + settle * 1000000))
+		while [ -n "$left" ] && [ "$(now_us)" -lt "$until" ]; do
+			sleep 0.02 # bounded wait for the kernel's asynchronous SIGKILL
+			left=$(witness_pids)
+		done
+	fi
+	if [ -n "$left" ]; then
+		# shellcheck disable=SC2086
+		fail "witness: $(echo $left | wc -w) process(es) of the test still alive ($WITNESS):"
+		# shellcheck disable=SC2086
+		witness_describe $left
+		witness_kill
+		left=$(witness_pids)
+		[ -z "$left" ] || fail "witness: could not kill: $left"
+		return 1
+	fi
+	return 0
+}
+
+cleanup() {
+	[ -n "$OUT" ] && exec {OUT}<&-
+	[ -n "$ST" ] && exec {ST}<&-
+	witness_kill
+	if [ -n "$CG" ]; then
+		rmdir "$CG" 2>/dev/null || {
+			sleep 0.2
+			rmdir "$CG" 2>/dev/null || echo "witness: cannot remove $CG" >&2
+		}
+	fi
+	if [ "$FAILS" = 0 ] || [ -z "${KEEP_FAILED:-}" ]; then
+		rm -rf "$T"
+	else
+		echo "[$TEST_NAME] kept $T" >&2
+	fi
+}
+
+# ----------------------------------------------------------------- running
+
+# start [-i FILE] [--] CMD...: CMD runs in the background inside the witness,
+# with stdin from FILE (default /dev/null), stdout on a pipe that await reads
+# (everything read also goes to $T/out.N) and stderr in $T/err.N.
+# SIGINT and SIGQUIT are reset to default (a background job of a script has
+# them ignored). Sets PID (the pid of CMD itself), T0.
+start() {
+	local input=/dev/null
+	if [ "${1:-}" = -i ]; then input=$2; shift 2; fi
+	[ "${1:-}" = -- ] && shift
+	RUN=$((RUN + 1))
+	OUTF=$T/out.$RUN
+	ERRF=$T/err.$RUN
+	: >"$OUTF"
+	rm -f "$T/o.fifo" "$T/s.fifo"
+	mkfifo "$T/o.fifo" "$T/s.fifo"
+	(
+		witness_enter
+		env --default-signal=INT,QUIT "$@" <"$input" 9>&- &
+		echo "$!" >&9
+		wait "$!"
+		echo "$?" >&9
+	) >"$T/o.fifo" 2>"$ERRF" 9>"$T/s.fifo" &
+	SUB=$!
+	exec {OUT}<"$T/o.fifo" {ST}<"$T/s.fifo"
+	rm -f "$T/o.fifo" "$T/s.fifo"
+	PID=
+	read -r -t 10 -u "$ST" PID || { fail "start: no pid from the launcher"; return 1; }
+	T0=$(now_us)
+	TM=$T0
+}
+
+# mark: remember now (ELAPSED is measured from the last mark or start).
+mark() { TM=$(now_us); }
+
+# await REGEX [SECS]: read stdout lines of the running command until one
+# matches (extended regex); MATCH is the line. Fails on EOF or deadline.
+await() {
+	local re=$1 secs=${2:-20} line until rem
+	until=$(($(now_us) + secs * 1000000))
+	MATCH=
+	while :; do
+		rem=$(((until - $(now_us)) / 1000))
+		if [ "$rem" -le 0 ]; then
+			fail "await '$re': no such line within ${secs}s"
+			return 1
+		fi
+		if ! IFS= read -r -t "$(secs $((rem * 1000)))" -u "$OUT" line; then
+			[ -n "$line" ] && printf '%s' "$line" >>"$OUTF"
+			if [ "$(now_us)" -ge "$until" ]; then
+				fail "await '$re': no such line within ${secs}s"
+			else
+				fail "await '$re': end of output before such a line"
+			fi
+			return 1
+		fi
+		printf '%s\n' "$line" >>"$OUTF"
+		if [[ $line =~ $re ]]; then
+			MATCH=$line
+			return 0
+		fi
+	done
+}
+
+# finish [SECS]: wait (deadline SECS, default $DEADLINE) for the command; sets
+# RC and ELAPSED (seconds since the last mark/start, "S.mmm"), then reads the
+# rest of stdout into $T/out.N. A command still running at the deadline is
+# killed and the run fails ("hung"). Does not run the witness.
+finish() {
+	local secs=${1:-$DEADLINE} rc
+	RC=
+	if ! read -r -t "$secs" -u "$ST" rc; then
+		fail "hung: still running after ${secs}s: killed"
+		kill -KILL "$PID" 2>/dev/null
+		read -r -t 10 -u "$ST" rc
+		rc=${rc:-hung}
+	fi
+	local end
+	end=$(now_us)
+	wait "$SUB" 2>/dev/null
+	RC=$rc
+	ELAPSED_US=$((end - TM))
+	ELAPSED=$(secs $ELAPSED_US)
+}
+
+# drain: the rest of stdout, once the tree is gone (after the witness).
+drain() {
+	timeout 10 cat <&"$OUT" >>"$OUTF"
+	exec {OUT}<&- {ST}<&-
+	OUT= ST=
+}
+
+# run [-i FILE] [--] CMD...: start + finish + witness_check + drain.
+run() {
+	start "$@" || return 1
+	finish
+	witness_check
+	drain
+}
+
+# end_run [SETTLE]: witness_check + drain after finish.
+end_run() {
+	witness_check "${1:-0}"
+	drain
+}
+
+# --------------------------------------------------------------- assertions
+
+expect_rc() {
+	local want=$1 what=${2:-command}
+	if [ "$RC" != "$want" ]; then
+		fail "$what: exit status $RC, expected $want"
+		show_run
+		return 1
+	fi
+}
+
+# expect_within SECS what: ELAPSED <= SECS
+expect_within() {
+	if [ "$ELAPSED_US" -gt $(($1 * 1000000)) ]; then
+		fail "${2:-run}: took ${ELAPSED}s, more than $1s"
+		return 1
+	fi
+}
+
+expect_eq() { # expect_eq GOT WANT WHAT
+	[ "$1" = "$2" ] && return 0
+	fail "$3: got '$1', expected '$2'"
+	return 1
+}
+
+expect_grep() { # expect_grep REGEX FILE WHAT
+	grep -Eq -- "$1" "$2" 2>/dev/null && return 0
+	fail "$3: no line matching /$1/ in ${2##*/}"
+	show_run
+	return 1
+}
+
+# ----------------------------------------------------------------- journal
+
+# j_sel J FILTER: the events matching jq FILTER, one per line (compact)
+j_sel() { jq -c "select($2)" "$1" 2>/dev/null; }
+# j_count J FILTER: how many events match
+j_count() { jq -c "select($2)" "$1" 2>/dev/null | wc -l; }
+# j_end J KEY: a key of the end event (raw)
+j_end() { jq -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null; }
+# j_start J KEY
+j_start() { jq -r "select(.event == \"start\") | .$2" "$1" 2>/dev/null | head -n 1; }
+
+# j_valid J: every line is one JSON object with an "event"; the first is
+# start and the last is end.
+j_valid() {
+	local j=$1 bad
+	if [ ! -s "$j" ]; then
+		fail "journal ${j##*/}: missing or empty"
+		return 1
+	fi
+	bad=$(jq -R -r 'try (fromjson | if type == "object" and (.event | type) == "string" then empty else "not an event object" end) catch "not JSON"' "$j" | head -n 1)
+	if [ -n "$bad" ]; then
+		fail "journal ${j##*/}: a line is $bad"
+		grep -n -m 3 -v '^{.*}$' "$j" | cut -c1-200 >&2
+		return 1
+	fi
+	[ "$(head -n 1 "$j" | jq -r .event)" = start ] || fail "journal ${j##*/}: first event is not start"
+	[ "$(tail -n 1 "$j" | jq -r .event)" = end ] || {
+		fail "journal ${j##*/}: last event is not end"
+		show_journal "$j"
+		return 1
+	}
+}
+
+# j_expect J FILTER WANT WHAT: count of events matching FILTER == WANT
+j_expect() {
+	local n
+	n=$(j_count "$1" "$2")
+	[ "$n" = "$3" ] && return 0
+	fail "${4:-journal}: $n event(s) matching '$2', expected $3"
+	return 1
+}
+
+# j_expect_end J KEY WANT: the end event's KEY == WANT
+j_expect_end() {
+	local v
+	v=$(j_end "$1" "$2")
+	[ "$v" = "$3" ] && return 0
+	fail "journal end.$2 = '$v', expected '$3'"
+	return 1
+}
+
+# ------------------------------------------------------------- preconditions
+
+need_corral() {
+	[ -x "$CORRAL" ] || { fail "$CORRAL not built"; exit 1; }
+}
+
+need_fixture() {
+	local f
+	for f in "$@"; do
+		[ -x "$FIX/$f" ] || { fail "fixture $FIX/$f not built (make $BUILD/fixtures/$f)"; exit 1; }
+	done
+}
+
+done_test() {
+	if [ "$FAILS" = 0 ]; then
+		echo "ok [$TEST_NAME]"
+		exit 0
+	fi
+	echo "[$TEST_NAME] $FAILS failure(s)" >&2
+	exit 1
+}
+
+command -v jq >/dev/null || { echo "FAIL [$TEST_NAME]: jq is missing" >&2; exit 1; }
+witness_setup
+trap cleanup EXIT
+trap 'exit 130' INT TERM
