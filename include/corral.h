@@ -122,6 +122,7 @@ struct corral_event {
 	const struct corral_frame *frames;
 	int nframes;
 	const char *error; /* STACK: why the unwind stopped early */
+	const char *raw;   /* SNAPSHOT: the members, a JSON array */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -208,8 +209,9 @@ int corral_wait(struct corral *c);
 
 /*
  * End the tree: SIGTERM to every member, up to the grace, then stop-all and
- * kill-all. Asynchronous: the loop (corral_step) carries it out. Calling it
- * again while ending skips the grace.
+ * kill-all. With a grace the loop (corral_step) carries it out; without
+ * one it completes before returning. Calling it again while ending skips
+ * the grace.
  */
 void corral_request_end(struct corral *c, enum corral_reason why);
 
@@ -264,6 +266,7 @@ struct corral_result {
 	unsigned long killed;	/* members SIGKILLed by kill-all */
 	unsigned long survivors; /* members alive after the end: must be 0 */
 	unsigned long left;	 /* members alive when the command exited */
+	unsigned long unstopped; /* members stop-all could not stop in time */
 	double t_grace, t_stop, t_kill; /* seconds spent in each phase */
 	double t_end;			/* total run time */
 };
@@ -271,6 +274,9 @@ struct corral_result {
 void corral_result(const struct corral *c, struct corral_result *r);
 
 pid_t corral_root_pid(const struct corral *c);
+
+/* A message for the user about the last failure of corral_spawn(). */
+const char *corral_error(const struct corral *c);
 
 void corral_free(struct corral *c);
 

@@ -1,0 +1,199 @@
+/*
+ * ending.c - ending the tree: grace, stop-all, kill-all.
+ *
+ * 1. Grace (optional): SIGTERM (then SIGCONT, so that stopped members can
+ *    act on it, as timeout(1) does) to every member process, not just the
+ *    first one; events are taken as usual until the grace runs out or the
+ *    tree is gone.
+ * 2. Stop-all: PTRACE_INTERRUPT every member and hold every stop; tasks
+ *    born meanwhile are held at their first stop. Once every member is in
+ *    a ptrace-stop nothing of the tree runs, so the set cannot change.
+ * 3. Kill-all: SIGKILL every member, then consume events until waitpid
+ *    says ECHILD: the kernel itself confirms that no tracee is left.
+ *
+ * Stop-all is what makes kill-all exact under a fork storm: without it,
+ * a member could fork between our reading of the table and its SIGKILL.
+ * (It would still be caught - it is a tracee, seen and killed on sight,
+ * and PTRACE_O_EXITKILL is the last resort - but stopping first gives a
+ * consistent picture of the tree for stacks and for the journal.)
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+
+#include "internal.h"
+
+/* A stop-all cannot wait forever on a task stuck in the kernel. */
+#define STOP_BUDGET 2.0
+
+static int term_one(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->flags & TF_THREAD)
+		return 0;
+	c->sys->kill(c->sys->ctx, t->tid, SIGTERM);
+	c->sys->kill(c->sys->ctx, t->tid, SIGCONT);
+	return 0;
+}
+
+static void finish_now(struct corral *c)
+{
+	double now = corral_now(c);
+	if (c->phase == PH_GRACE)
+		c->res.t_grace = now - c->grace_start;
+	corral_stop_all(c);
+	corral_kill_all(c);
+}
+
+void ending_begin(struct corral *c, enum corral_reason why, int sig)
+{
+	if (c->phase == PH_GRACE) {
+		/* Asked again while waiting: no more grace. */
+		finish_now(c);
+		return;
+	}
+	if (c->phase != PH_RUN)
+		return;
+	c->res.reason = why;
+	c->res.term_signal = sig;
+	struct corral_event ev = {
+		.type = CORRAL_EV_ENDING,
+		.reason = why,
+		.sig = sig,
+	};
+	corral_emit(c, &ev);
+	/*
+	 * A fork bomb or a caught escape gets no grace: the point is to stop
+	 * it now, not to let it clean up.
+	 */
+	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
+		     why != CORRAL_REASON_ESCAPE;
+	if (!grace) {
+		finish_now(c);
+		return;
+	}
+	c->phase = PH_GRACE;
+	c->grace_start = corral_now(c);
+	c->grace_deadline = c->grace_start + c->cfg.kill_after;
+	table_foreach_live(&c->tab, term_one, c);
+}
+
+void ending_tick(struct corral *c)
+{
+	if (c->phase == PH_GRACE && corral_now(c) >= c->grace_deadline)
+		finish_now(c);
+}
+
+static int interrupt_one(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->state == TS_RUNNING || t->state == TS_LISTEN) {
+		t->flags |= TF_INTERRUPT;
+		sys_ptrace(c->sys, PTRACE_INTERRUPT, t->tid, 0, 0);
+	}
+	return 0;
+}
+
+static int count_unstopped(struct task *t, void *arg)
+{
+	/*
+	 * A vfork parent sits in an uninterruptible wait until its child
+	 * execs or exits; with the child held it cannot run either.
+	 */
+	if (t->state != TS_HELD && !(t->flags & TF_VFORK_WAIT))
+		++*(size_t *)arg;
+	return 0;
+}
+
+int corral_stop_all(struct corral *c)
+{
+	double t0 = corral_now(c);
+	enum phase was = c->phase;
+	if (c->phase < PH_STOPPING)
+		c->phase = PH_STOPPING;
+	c->holding = true;
+	table_foreach_live(&c->tab, interrupt_one, c);
+	for (;;) {
+		size_t left = 0;
+		table_foreach_live(&c->tab, count_unstopped, &left);
+		if (!left)
+			break;
+		double rest = t0 + STOP_BUDGET - corral_now(c);
+		if (rest <= 0) {
+			c->res.unstopped = left;
+			break;
+		}
+		int n = corral_drain(c, false);
+		if (n == -ECHILD)
+			break;
+		if (n == 0)
+			corral_wait_kernel(c, rest);
+	}
+	if (was == PH_RUN || was == PH_GRACE)
+		c->res.t_stop += corral_now(c) - t0;
+	return (int)c->tab.nstate[TS_HELD];
+}
+
+static int resume_one(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->state == TS_HELD && (t->flags & TF_SEEN_STOP) &&
+	    (t->flags & TF_ANNOUNCED))
+		engine_resume(c, t, t->pending_sig);
+	return 0;
+}
+
+int corral_resume_all(struct corral *c)
+{
+	if (c->phase != PH_STOPPING && c->phase != PH_RUN)
+		return -EBUSY;
+	c->holding = false;
+	c->phase = PH_RUN;
+	table_foreach_live(&c->tab, resume_one, c);
+	return 0;
+}
+
+static int kill_one(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->flags & TF_KILLED)
+		return 0;
+	t->flags |= TF_KILLED;
+	/* One SIGKILL per process takes all its threads. */
+	if (!(t->flags & TF_THREAD)) {
+		c->sys->kill(c->sys->ctx, t->tid, SIGKILL);
+		c->res.killed++;
+	} else if (!table_find(&c->tab, t->tgid)) {
+		c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
+	}
+	return 0;
+}
+
+static int count_live(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	/* After ECHILD a record left over is a task we lost track of. */
+	if (c->sys->kill(c->sys->ctx, t->tid, 0) == 0)
+		c->res.survivors++;
+	return 0;
+}
+
+int corral_kill_all(struct corral *c)
+{
+	double t0 = corral_now(c);
+	unsigned long before = c->res.killed;
+	c->phase = PH_KILLING;
+	c->holding = true;
+	table_foreach_live(&c->tab, kill_one, c);
+	for (;;) {
+		int n = corral_drain(c, true);
+		if (n == -ECHILD)
+			break;
+		if (n < 0 && n != -EINTR)
+			break;
+	}
+	table_foreach_live(&c->tab, count_live, c);
+	c->res.t_kill += corral_now(c) - t0;
+	c->phase = PH_DONE;
+	return (int)(c->res.killed - before);
+}

@@ -1,0 +1,473 @@
+/*
+ * engine.c - the event state machine: one wait status in, the table and
+ * the journal updated, the task resumed (or held).
+ *
+ * The kernel's orders this has to accept (each has a scripted unit test in
+ * tests/unit/test_engine.c):
+ *
+ *  - A new child's first stop can reach waitpid() before its parent's
+ *    FORK/VFORK/CLONE event. Such a child is an "orphan": it is held
+ *    stopped until its creator's event names it, so that its own events
+ *    can never precede its birth in the journal. If the creator dies
+ *    without reporting the event, the orphan is attributed from /proc
+ *    and released when that creator is gone.
+ *  - exec from a non-leader thread: the execing thread takes the leader's
+ *    tid; PTRACE_GETEVENTMSG gives its former tid, which will never report
+ *    an exit, so its record is dropped here. The other threads report
+ *    their deaths as usual.
+ *  - Group-stops under PTRACE_SEIZE arrive as PTRACE_EVENT_STOP with the
+ *    stop signal; the member is put in PTRACE_LISTEN so it stays stopped
+ *    until a SIGCONT, exactly as it would untraced.
+ *  - ESRCH from any ptrace call: the task was killed under us. Nothing is
+ *    undone; its exit status will arrive through waitpid like any other.
+ *  - Events after SIGKILL (a stop queued before the kill) are consumed;
+ *    tasks first seen while killing are killed on sight.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "internal.h"
+
+static void emit_task(struct corral *c, enum corral_event_type type,
+		      const struct task *t, int sig)
+{
+	struct corral_event ev = {
+		.type = type,
+		.pid = t->tid,
+		.tgid = t->tgid,
+		.sig = sig,
+		.nspid = t->nspid,
+		.setup = t->flags & TF_SETUP,
+	};
+	corral_emit(c, &ev);
+}
+
+static void kill_task(struct corral *c, struct task *t)
+{
+	if (t->flags & TF_KILLED)
+		return;
+	t->flags |= TF_KILLED;
+	c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
+}
+
+void engine_resume(struct corral *c, struct task *t, int sig)
+{
+	if (c->holding) {
+		/* Stop-all: every stop is kept; the signal goes in later. */
+		if (t->state != TS_HELD)
+			table_set_state(&c->tab, t, TS_HELD);
+		if (sig)
+			t->pending_sig = sig;
+		if (c->phase == PH_KILLING)
+			kill_task(c, t);
+		return;
+	}
+	long r;
+	if (t->flags & TF_GSTOPPED) {
+		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
+		table_set_state(&c->tab, t, TS_LISTEN);
+	} else {
+		r = sys_ptrace(c->sys, PTRACE_CONT, t->tid, 0,
+			       (void *)(long)sig);
+		table_set_state(&c->tab, t, TS_RUNNING);
+	}
+	/*
+	 * -ESRCH: killed while stopped (or not in a stop any more). Its
+	 * exit will be reported; until then it is "running" to us.
+	 */
+	(void)r;
+	t->pending_sig = 0;
+}
+
+struct task *engine_add_root(struct corral *c, pid_t pid)
+{
+	struct task *t = table_add(&c->tab, pid, pid, false);
+	if (!t)
+		return NULL;
+	t->flags |= TF_SEEN_STOP | TF_ANNOUNCED;
+	t->creator = t->creator_tgid = c->self;
+	t->born = corral_now(c);
+	table_set_state(&c->tab, t, TS_RUNNING);
+	c->res.processes = 1;
+	return t;
+}
+
+static void check_max_procs(struct corral *c)
+{
+	if (c->cfg.max_procs && c->tab.live_procs > c->cfg.max_procs &&
+	    (c->phase == PH_RUN || c->phase == PH_GRACE))
+		ending_begin(c, CORRAL_REASON_MAXPROCS, 0);
+}
+
+/*
+ * The creator's event (or, for an orphan whose creator vanished, our best
+ * knowledge of it) makes a task a member: journal its birth, then let it
+ * run if its first stop has been seen.
+ */
+static void announce(struct corral *c, struct task *child, pid_t creator,
+		     pid_t creator_tgid, enum corral_event_type type,
+		     const char *detail)
+{
+	if (!(child->flags & TF_ANNOUNCED) && (child->flags & TF_SEEN_STOP) &&
+	    c->orphans)
+		c->orphans--;
+	child->flags |= TF_ANNOUNCED;
+	child->creator = creator;
+	child->creator_tgid = creator_tgid;
+	if (type == CORRAL_EV_THREAD) {
+		table_make_thread(&c->tab, child, creator_tgid);
+		struct task *leader = table_find(&c->tab, creator_tgid);
+		if (leader) {
+			leader->nthreads++;
+			leader->threads_seen++;
+		}
+		c->res.threads++;
+	} else {
+		c->res.processes++;
+	}
+	struct corral_event ev = {
+		.type = type,
+		.pid = child->tid,
+		.tgid = child->tgid,
+		.ppid = creator,
+		.nspid = child->nspid,
+		.setup = child->flags & TF_SETUP,
+		.detail = detail,
+	};
+	corral_emit(c, &ev);
+	if (c->phase == PH_KILLING)
+		kill_task(c, child);
+	else if (child->flags & TF_SEEN_STOP)
+		engine_resume(c, child, 0);
+	check_max_procs(c);
+}
+
+/* A stop from a tid we have never heard of: a child ahead of its creator. */
+static struct task *new_orphan(struct corral *c, pid_t tid)
+{
+	pid_t tgid = tid, ppid = 0;
+	procfs_ids(tid, &tgid, &ppid, NULL);
+	bool thread = tgid && tgid != tid;
+	struct task *t = table_add(&c->tab, tid, thread ? tgid : tid, thread);
+	if (!t)
+		return NULL;
+	t->flags |= TF_SEEN_STOP;
+	t->born = corral_now(c);
+	t->orphan_cand = thread ? tgid : ppid;
+	table_set_state(&c->tab, t, TS_HELD);
+	c->orphans++;
+	if (c->phase == PH_KILLING) {
+		kill_task(c, t);
+		return t;
+	}
+	/*
+	 * Its creator already gone from the table: no event will ever name
+	 * this child, so it is announced now with what /proc told us.
+	 */
+	if (!t->orphan_cand || !table_find(&c->tab, t->orphan_cand))
+		announce(c, t, t->orphan_cand, t->orphan_cand,
+			 thread ? CORRAL_EV_THREAD : CORRAL_EV_FORK,
+			 "creator's event lost");
+	return t;
+}
+
+struct orphan_scan {
+	struct corral *c;
+	pid_t dead_tgid;
+	struct task *found;
+};
+
+static int find_orphan_of(struct task *t, void *arg)
+{
+	struct orphan_scan *s = arg;
+	if ((t->flags & TF_ANNOUNCED) || !(t->flags & TF_SEEN_STOP))
+		return 0;
+	if (t->orphan_cand == s->dead_tgid ||
+	    !table_find(&s->c->tab, t->orphan_cand)) {
+		s->found = t;
+		return 1;
+	}
+	return 0;
+}
+
+/* A process ended: orphans it created without telling us are released. */
+static void adopt_orphans(struct corral *c, pid_t dead_tgid)
+{
+	for (;;) {
+		struct orphan_scan s = {c, dead_tgid, NULL};
+		if (!c->orphans ||
+		    !table_foreach_live(&c->tab, find_orphan_of, &s))
+			return;
+		struct task *t = s.found;
+		announce(c, t, t->orphan_cand, t->orphan_cand,
+			 (t->flags & TF_THREAD) ? CORRAL_EV_THREAD
+						: CORRAL_EV_FORK,
+			 "creator's event lost");
+	}
+}
+
+static void release_vfork_parent(struct corral *c, struct task *child)
+{
+	if (!child->vfork_parent)
+		return;
+	struct task *p = table_find(&c->tab, child->vfork_parent);
+	if (p)
+		p->flags &= ~TF_VFORK_WAIT;
+	child->vfork_parent = 0;
+}
+
+static int emit_left(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->flags & TF_THREAD)
+		return 0;
+	t->flags |= TF_LEFT;
+	c->res.left++;
+	struct corral_event ev = {
+		.type = CORRAL_EV_LEFT,
+		.pid = t->tid,
+		.tgid = t->tgid,
+		.ppid = t->creator,
+		.nspid = t->nspid,
+		.setup = t->flags & TF_SETUP,
+		.path = t->path,
+		.argv = (const char *const *)t->argv,
+	};
+	corral_emit(c, &ev);
+	return 0;
+}
+
+static void task_ended(struct corral *c, struct task *t, int status)
+{
+	double now = corral_now(c);
+	struct corral_event ev = {
+		.type = CORRAL_EV_EXIT,
+		.pid = t->tid,
+		.tgid = t->tgid,
+		.nspid = t->nspid,
+		.setup = t->flags & TF_SETUP,
+	};
+	if (WIFSIGNALED(status)) {
+		ev.sig = WTERMSIG(status);
+		ev.core = WCOREDUMP(status);
+	} else {
+		ev.status = WEXITSTATUS(status);
+	}
+	corral_emit(c, &ev);
+
+	bool thread = t->flags & TF_THREAD;
+	pid_t tgid = t->tgid;
+	bool root = t->tid == c->root;
+	if (!(t->flags & TF_ANNOUNCED) && (t->flags & TF_SEEN_STOP) &&
+	    c->orphans)
+		c->orphans--;
+	release_vfork_parent(c, t);
+	if (thread) {
+		struct task *leader = table_find(&c->tab, tgid);
+		if (leader && leader->nthreads > 0)
+			leader->nthreads--;
+	} else {
+		t->ended = now;
+		t->status = status;
+		t->nthreads = 0;
+	}
+	table_remove(&c->tab, t); /* a thread's record is freed here */
+
+	if (root) {
+		c->root_exited = true;
+		c->res.status = status;
+		if (!c->cfg.wait_all && c->tab.live_procs > 0 &&
+		    c->phase == PH_RUN) {
+			table_foreach_live(&c->tab, emit_left, c);
+			ending_begin(c, CORRAL_REASON_EXITED, 0);
+		}
+	}
+	if (c->orphans && !thread)
+		adopt_orphans(c, tgid);
+}
+
+static void on_new_child(struct corral *c, struct task *t, int event)
+{
+	unsigned long msg = 0;
+	if (sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
+		return; /* killed mid-event: its exit will follow */
+	pid_t ct = (pid_t)msg;
+	enum corral_event_type type = event == PTRACE_EVENT_FORK ? CORRAL_EV_FORK
+				    : event == PTRACE_EVENT_VFORK
+					    ? CORRAL_EV_VFORK
+					    : CORRAL_EV_CLONE;
+	/*
+	 * clone3 is refused by the containment filter, so every clone's
+	 * flags could be read from the registers; asking /proc whether the
+	 * new tid belongs to the creator's thread group is one syscall and
+	 * does not depend on the architecture.
+	 */
+	if (type == CORRAL_EV_CLONE && procfs_is_thread_of(t->tgid, ct))
+		type = CORRAL_EV_THREAD;
+	struct task *child = table_find(&c->tab, ct);
+	if (child && (child->flags & TF_ANNOUNCED)) {
+		/* Cannot happen for a live tid; keep going, do not corrupt. */
+		engine_resume(c, t, 0);
+		return;
+	}
+	if (!child) {
+		bool thread = type == CORRAL_EV_THREAD;
+		child = table_add(&c->tab, ct, thread ? t->tgid : ct, thread);
+		if (!child) {
+			engine_resume(c, t, 0);
+			return;
+		}
+		child->born = corral_now(c);
+	}
+	if (t->flags & TF_SETUP)
+		child->flags |= TF_SETUP;
+	if (type == CORRAL_EV_VFORK) {
+		child->vfork_parent = t->tid;
+		t->flags |= TF_VFORK_WAIT;
+	}
+	announce(c, child, t->tid, t->tgid, type, NULL);
+	engine_resume(c, t, 0);
+}
+
+static void on_exec(struct corral *c, struct task *t)
+{
+	unsigned long former = 0;
+	sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	if (former && (pid_t)former != t->tid) {
+		/*
+		 * A non-leader thread exec'd and now wears the leader's tid.
+		 * Its old tid reports nothing more: drop the record.
+		 */
+		struct task *f = table_find(&c->tab, (pid_t)former);
+		if (f && f != t) {
+			release_vfork_parent(c, f);
+			if (t->nthreads > 1)
+				t->nthreads--;
+			table_remove(&c->tab, f);
+		}
+	} else {
+		former = 0;
+	}
+	release_vfork_parent(c, t);
+	t->flags |= TF_EXECED;
+	c->res.execs++;
+	if (t->tid == c->root)
+		c->root_execed = true;
+	char *path = procfs_exe(t->tid);
+	char *block = NULL;
+	char **argv = NULL;
+	procfs_argv(t->tid, &block, &argv);
+	task_set_exec(t, path, block, argv);
+	struct corral_event ev = {
+		.type = CORRAL_EV_EXEC,
+		.pid = t->tid,
+		.tgid = t->tgid,
+		.nspid = t->nspid,
+		.setup = t->flags & TF_SETUP,
+		.former = (pid_t)former,
+		.path = path,
+		.argv = (const char *const *)argv,
+	};
+	corral_emit(c, &ev);
+	engine_resume(c, t, 0);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+static void on_stop(struct corral *c, struct task *t, int sig)
+{
+	if (!(t->flags & TF_SEEN_STOP)) {
+		/* The initial stop of an auto-attached child. */
+		t->flags |= TF_SEEN_STOP;
+		if (c->phase == PH_KILLING)
+			kill_task(c, t);
+		if (t->flags & TF_ANNOUNCED)
+			engine_resume(c, t, 0);
+		else
+			table_set_state(&c->tab, t, TS_HELD);
+		return;
+	}
+	if (is_stop_signal(sig)) {
+		if (!(t->flags & TF_GSTOPPED)) {
+			t->flags |= TF_GSTOPPED;
+			emit_task(c, CORRAL_EV_STOP, t, sig);
+		}
+	} else if (t->flags & TF_GSTOPPED) {
+		/* Re-trap after PTRACE_LISTEN: the group was continued. */
+		t->flags &= ~TF_GSTOPPED;
+		emit_task(c, CORRAL_EV_CONT, t, 0);
+	}
+	if (t->flags & TF_INTERRUPT) {
+		/* Our PTRACE_INTERRUPT landed: keep it for stop-all. */
+		t->flags &= ~TF_INTERRUPT;
+		table_set_state(&c->tab, t, TS_HELD);
+		if (c->phase == PH_KILLING)
+			kill_task(c, t);
+		return;
+	}
+	engine_resume(c, t, 0);
+}
+
+static void on_signal(struct corral *c, struct task *t, int sig)
+{
+	emit_task(c, CORRAL_EV_SIGNAL, t, sig);
+	/* Delivered unchanged: a traced command must behave as untraced. */
+	engine_resume(c, t, sig);
+}
+
+void engine_handle(struct corral *c, pid_t pid, int status)
+{
+	struct task *t = table_find(&c->tab, pid);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		/*
+		 * An unknown tid can exit: the former tid of an exec'ing
+		 * thread is dropped before the kernel reaps it in rare
+		 * orders. Nothing to record then.
+		 */
+		if (t)
+			task_ended(c, t, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!t) {
+		t = new_orphan(c, pid);
+		if (!t) /* out of memory: never leave a task stuck */
+			sys_ptrace(c->sys, PTRACE_CONT, pid, 0, 0);
+		return;
+	}
+	int sig = WSTOPSIG(status);
+	unsigned event = (unsigned)status >> 16;
+	/* Whatever a task reports first, it is past its initial stop. */
+	if (event != PTRACE_EVENT_STOP)
+		t->flags |= TF_SEEN_STOP;
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_child(c, t, (int)event);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(c, t);
+		break;
+	case PTRACE_EVENT_STOP:
+		on_stop(c, t, sig);
+		break;
+	case PTRACE_EVENT_SECCOMP:
+		engine_seccomp(c, t);
+		break;
+	case 0:
+		on_signal(c, t, sig);
+		break;
+	default:
+		engine_resume(c, t, 0);
+	}
+}

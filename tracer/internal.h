@@ -1,0 +1,126 @@
+/*
+ * internal.h - the supervisor object, shared by the files of the engine:
+ *
+ *   supervisor.c  lifecycle, the loop (waits, signals, deadlines), results
+ *   spawn.c       starting the first process so it is seized before exec
+ *   engine.c      one wait status in, table and journal updated, task resumed
+ *   ending.c      ending the tree: grace, stop-all, kill-all
+ *   journal.c     events to JSON lines
+ *   procfs.c      the few /proc reads made at an event (argv, exe)
+ *
+ * The split follows strace's: the loop that gets statuses from the kernel
+ * knows nothing of what an event means, and the engine never blocks.
+ */
+#ifndef CORRAL_INTERNAL_H
+#define CORRAL_INTERNAL_H
+
+#include <linux/filter.h>
+#include <signal.h>
+#include <stdbool.h>
+
+#include "corral.h"
+#include "json.h"
+#include "sys.h"
+#include "table.h"
+
+enum phase {
+	PH_RUN,	     /* supervising */
+	PH_GRACE,    /* SIGTERM sent to every member, waiting for the grace */
+	PH_STOPPING, /* stop-all running */
+	PH_KILLING,  /* kill-all sent, consuming events until ECHILD */
+	PH_DONE,     /* the kernel confirmed no tracee is left */
+};
+
+struct waited {
+	pid_t pid;
+	int status;
+};
+
+struct corral {
+	struct corral_config cfg;
+	const struct corral_sys *sys;
+	struct table tab;
+
+	/* Journal: fd, or -1; lines are formatted into jbuf. */
+	int jfd;
+	bool jown;
+	struct sbuf jbuf;
+	unsigned long jerrors;
+
+	double t0; /* CLOCK_MONOTONIC at start */
+	char *exe; /* resolved command (or bwrap) path */
+	char **spawn_argv; /* what the first process execs */
+	pid_t self, root;
+	int errpipe;	/* reads the child's exec errno */
+	int sigfd;	/* signalfd for the signals we handle */
+	sigset_t oldmask;
+	bool mask_set;
+	pid_t parent;	/* our parent when we started */
+	bool sigpipe_was_ignored;
+	int spawn_stage; /* what failed in the child: 0 exec, 1 filter */
+	struct sock_fprog filter;
+
+	enum phase phase;
+	bool holding;	      /* stop-all active: keep every stop held */
+	double grace_start, grace_deadline; /* PH_GRACE */
+	double deadline;      /* --timeout, 0 = none */
+	bool root_exited;
+	bool finished; /* the end event has been emitted */
+	bool root_execed;
+	size_t orphans; /* tasks seen stopped before their creator's event */
+
+	unsigned pending_sigs; /* bit per signal received, not yet acted on */
+	pid_t pending_from[32];
+
+	struct waited *batch;
+	size_t batch_cap;
+
+	struct corral_result res;
+	char errmsg[256];
+};
+
+double corral_now(const struct corral *c);
+
+/* spawn.c: after the first process ended without exec, why. */
+void spawn_read_error(struct corral *c);
+
+/* engine.c */
+void engine_handle(struct corral *c, pid_t pid, int status);
+/* Resume a task from a ptrace-stop, or keep it held while holding. */
+void engine_resume(struct corral *c, struct task *t, int sig);
+/* A PTRACE_EVENT_SECCOMP stop (containment.c). */
+void engine_seccomp(struct corral *c, struct task *t);
+/* Add the first process (already seized, blocked before exec). */
+struct task *engine_add_root(struct corral *c, pid_t pid);
+
+/* ending.c */
+void ending_begin(struct corral *c, enum corral_reason why, int sig);
+void ending_tick(struct corral *c); /* grace expired? */
+/*
+ * Take one batch of wait statuses (every task that has something to
+ * report, each once: fair under storms) and handle them. Blocks for the
+ * first when block. Returns how many, or -ECHILD when no tracee is left.
+ */
+int corral_drain(struct corral *c, bool block);
+/* Sleep until the kernel may have news (SIGCHLD) or timeout seconds. */
+void corral_wait_kernel(struct corral *c, double timeout);
+
+/* journal.c */
+int journal_open(struct corral *c, char *err, size_t errlen);
+void journal_event(struct corral *c, const struct corral_event *ev);
+void journal_close(struct corral *c);
+
+/* procfs.c */
+/* Read argv of tid into one malloc'd block; *argv points into it. */
+int procfs_argv(pid_t tid, char **block, char ***argv);
+/* readlink /proc/tid/exe into a malloc'd string. */
+char *procfs_exe(pid_t tid);
+/* Tgid and PPid of a task from /proc/tid/status; -errno. */
+int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
+/* Is tid a thread of process tgid right now? */
+bool procfs_is_thread_of(pid_t tgid, pid_t tid);
+
+/* Emit an event to the journal and the callback. */
+void corral_emit(struct corral *c, struct corral_event *ev);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * procfs.c - the /proc reads made once for a task at one of its events.
+ *
+ * corral never lists /proc to find tasks (the kernel tells it about every
+ * one); it only reads what ptrace does not carry, such as the argv of an
+ * exec, while the task is stopped at that event and so cannot change it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static ssize_t read_all(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	return (ssize_t)len;
+}
+
+int procfs_argv(pid_t tid, char **block, char ***argvp)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", tid);
+	char *buf;
+	ssize_t len = read_all(path, &buf);
+	if (len < 0)
+		return (int)len;
+	size_t n = 0;
+	for (ssize_t i = 0; i < len; i++)
+		n += buf[i] == 0;
+	if (len > 0 && buf[len - 1] != 0)
+		n++; /* unterminated last argument (argv rewritten) */
+	char **argv = malloc((n + 1) * sizeof(*argv));
+	if (!argv) {
+		free(buf);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	for (ssize_t i = 0; i < len && k < n; k++) {
+		argv[k] = buf + i;
+		i += (ssize_t)strlen(buf + i) + 1;
+	}
+	argv[k] = NULL;
+	*block = buf;
+	*argvp = argv;
+	return 0;
+}
+
+char *procfs_exe(pid_t tid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", tid);
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	char *buf;
+	ssize_t len = read_all(path, &buf);
+	if (len < 0)
+		return (int)len;
+	*tgid = *ppid = 0;
+	if (nspid)
+		*nspid = 0;
+	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		if (!strncmp(l, "Tgid:", 5))
+			*tgid = atoi(l + 5);
+		else if (!strncmp(l, "PPid:", 5))
+			*ppid = atoi(l + 5);
+		else if (nspid && !strncmp(l, "NSpid:", 6)) {
+			/* The last field is the innermost namespace's pid. */
+			char *e = strchr(l, '\n');
+			if (e)
+				*e = 0;
+			char *last = strrchr(l, '\t');
+			char *first = strchr(l, '\t');
+			if (last && last != first)
+				*nspid = atoi(last + 1);
+			if (e)
+				*e = '\n';
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+bool procfs_is_thread_of(pid_t tgid, pid_t tid)
+{
+	char path[64];
+	/* /proc/TGID/task/TID exists only for tasks of that thread group. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, tid);
+	return access(path, F_OK) == 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * spawn.c - start the first process so that it is seized before it runs a
+ * single instruction of the command.
+ *
+ * The child blocks on a pipe; the parent PTRACE_SEIZEs it (with fork,
+ * vfork, clone, exec and seccomp tracing and EXITKILL) and only then writes
+ * the byte that lets it exec. There is no PTRACE_TRACEME and no window in
+ * which anything of the command runs untraced. Until the seize, the child
+ * is covered by PR_SET_PDEATHSIG(SIGKILL): if corral dies before it could
+ * seize, the child dies too. After the seize EXITKILL covers it, and the
+ * death signal is cleared so that the command sees what it would untraced.
+ *
+ * Between fork and exec the child only makes async-signal-safe calls: the
+ * process hosting the supervisor may have threads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#if __has_include("filter.h")
+#include "filter.h"
+#define HAVE_FILTER 1
+#endif
+
+extern char **environ;
+
+#define SEIZE_OPTIONS                                                      \
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |  \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+
+/* What the child reports on the error pipe before it gives up. */
+struct spawn_err {
+	int stage; /* 0: exec, 1: filter */
+	int err;
+};
+
+static void child_fail(int fd, int stage, int err, int code)
+{
+	struct spawn_err e = {stage, err};
+	ssize_t n = write(fd, &e, sizeof(e));
+	(void)n;
+	_exit(code);
+}
+
+static __attribute__((noreturn)) void child(struct corral *c, int go,
+					     int errfd, pid_t parent)
+{
+	/* The command gets the signal state corral was given. */
+	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	if (c->cfg.handle_signals)
+		signal(SIGPIPE, c->sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(CORRAL_EXIT_INTERNAL);
+	char b;
+	ssize_t n;
+	do
+		n = read(go, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1) /* corral gave up (or died) before seizing us */
+		_exit(CORRAL_EXIT_INTERNAL);
+	close(go);
+	/* Seized: EXITKILL takes over from the death signal. */
+	prctl(PR_SET_PDEATHSIG, 0);
+#ifdef HAVE_FILTER
+	if (c->filter.len) {
+		int r = filter_install(&c->filter);
+		if (r < 0)
+			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
+	}
+#endif
+	execve(c->exe, c->spawn_argv, environ);
+	int e = errno;
+	child_fail(errfd, 0, e,
+		   e == ENOENT ? CORRAL_EXIT_NOTFOUND : CORRAL_EXIT_NOEXEC);
+	_exit(CORRAL_EXIT_INTERNAL);
+}
+
+int corral_spawn(struct corral *c)
+{
+	if (c->root)
+		return -EALREADY;
+	int go[2], ep[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
+	corral_emit(c, &start);
+
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		snprintf(c->errmsg, sizeof(c->errmsg), "fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child(c, go[0], ep[1], parent);
+	}
+	close(go[0]);
+	close(ep[1]);
+	c->errpipe = ep[0];
+	long r = sys_ptrace(c->sys, PTRACE_SEIZE, pid, 0,
+			    (void *)(long)SEIZE_OPTIONS);
+	if (r < 0) {
+		/* Closing the pipe unread makes the child exit; reap it. */
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "cannot trace the command (PTRACE_SEIZE: %s); is "
+			 "ptrace restricted here (Yama ptrace_scope, a "
+			 "container's seccomp profile)?",
+			 strerror((int)-r));
+		return (int)r;
+	}
+	c->root = pid;
+	if (!engine_add_root(c, pid)) {
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		c->root = 0;
+		return -ENOMEM;
+	}
+	ssize_t n;
+	do
+		n = write(go[1], "g", 1);
+	while (n < 0 && errno == EINTR);
+	close(go[1]);
+	if (c->cfg.timeout > 0)
+		c->deadline = corral_now(c) + c->cfg.timeout;
+	/* Our parent may have died before the death signal was armed. */
+	if (c->cfg.watch_parent && getppid() != c->parent)
+		c->pending_sigs |= 1u << SIGUSR2;
+	return 0;
+}
+
+void spawn_read_error(struct corral *c)
+{
+	if (c->errpipe < 0)
+		return;
+	struct spawn_err e;
+	ssize_t n = read(c->errpipe, &e, sizeof(e));
+	if (n == (ssize_t)sizeof(e)) {
+		c->res.exec_failed = true;
+		c->res.exec_errno = e.err;
+		c->spawn_stage = e.stage;
+	}
+	close(c->errpipe);
+	c->errpipe = -1;
+}

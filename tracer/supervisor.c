@@ -1,0 +1,468 @@
+/*
+ * supervisor.c - the supervisor object: lifecycle, the loop, results.
+ *
+ * The loop takes wait statuses in batches: it collects every status the
+ * kernel has (WNOHANG) before handling any, so that a task that stops
+ * again as soon as it is resumed cannot starve the others (sandbox2's
+ * monitor does the same). When there is nothing, it sleeps in ppoll() on a
+ * signalfd that carries SIGCHLD and the signals corral acts on, with the
+ * nearest deadline as the timeout. The loop ends only when waitpid()
+ * says ECHILD: the kernel, not a counter, says that no tracee is left.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double corral_now(const struct corral *c)
+{
+	return mono() - c->t0;
+}
+
+void corral_config_init(struct corral_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->journal_fd = -1;
+	cfg->kill_after = 2.0;
+	cfg->watch_parent = true;
+	cfg->handle_signals = true;
+	cfg->stack_budget = 5.0;
+}
+
+void corral_emit(struct corral *c, struct corral_event *ev)
+{
+	ev->t = corral_now(c);
+	journal_event(c, ev);
+	if (c->cfg.on_event)
+		c->cfg.on_event(ev, c->cfg.on_event_arg);
+}
+
+/*
+ * Find the command the way execvp() would, before anything is started, so
+ * that "not found" and "not executable" are reported with nothing spawned.
+ */
+static int resolve_exe(const char *name, char **out)
+{
+	struct stat st;
+	if (!*name)
+		return -ENOENT;
+	if (strchr(name, '/')) {
+		if (stat(name, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0)
+			return -EACCES;
+		*out = strdup(name);
+		return *out ? 0 : -ENOMEM;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = -ENOENT;
+	size_t nl = strlen(name);
+	for (const char *p = path;; p++) {
+		const char *e = strchrnul(p, ':');
+		size_t dl = (size_t)(e - p);
+		char *cand = malloc(dl + nl + 3);
+		if (!cand)
+			return -ENOMEM;
+		/* An empty PATH element means the current directory. */
+		sprintf(cand, "%.*s%s%s", (int)dl, dl ? p : ".", "/", name);
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*out = cand;
+				return 0;
+			}
+			err = -EACCES;
+		}
+		free(cand);
+		p = e;
+		if (!*e)
+			break;
+	}
+	return err;
+}
+
+static int setup_signals(struct corral *c)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (c->cfg.handle_signals) {
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		sigaddset(&set, SIGUSR1);
+	}
+	if (c->cfg.watch_parent)
+		sigaddset(&set, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
+		return -errno;
+	c->mask_set = true;
+	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sigfd < 0)
+		return -errno;
+	if (c->cfg.handle_signals) {
+		/* A journal reader that goes away must not kill corral. */
+		struct sigaction old, ign = {.sa_handler = SIG_IGN};
+		sigaction(SIGPIPE, &ign, &old);
+		c->sigpipe_was_ignored = old.sa_handler == SIG_IGN;
+	}
+	if (c->cfg.watch_parent) {
+		/*
+		 * The death signal is checked against getppid() when it
+		 * arrives (it fires when the parent *thread* exits), and the
+		 * parent may already be gone: corral_spawn() checks again.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGUSR2);
+	}
+	return 0;
+}
+
+int corral_new(const struct corral_config *cfg, struct corral **out,
+	       char *err, size_t errlen)
+{
+	char dummy[8];
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	*out = NULL;
+	err[0] = 0;
+	if (!cfg->argv || !cfg->argv[0]) {
+		snprintf(err, errlen, "no command given");
+		return -EINVAL;
+	}
+	if (cfg->timeout < 0 || cfg->kill_after < 0) {
+		snprintf(err, errlen, "negative duration");
+		return -EINVAL;
+	}
+	struct corral *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->sys = &corral_sys_real;
+	c->self = getpid();
+	c->parent = getppid();
+	c->jfd = c->errpipe = c->sigfd = -1;
+	c->t0 = mono();
+	int r = table_init(&c->tab);
+	if (r < 0)
+		goto fail;
+	r = resolve_exe(cfg->argv[0], &c->exe);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", cfg->argv[0],
+			 r == -ENOENT ? "command not found" : strerror(-r));
+		goto fail;
+	}
+	c->spawn_argv = (char **)cfg->argv;
+	r = journal_open(c, err, errlen);
+	if (r < 0)
+		goto fail;
+	r = setup_signals(c);
+	if (r < 0) {
+		snprintf(err, errlen, "signal setup: %s", strerror(-r));
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	corral_free(c);
+	return r;
+}
+
+int corral_drain(struct corral *c, bool block)
+{
+	size_t n = 0;
+	for (;;) {
+		int st;
+		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
+		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt);
+		if (p == 0)
+			break;
+		if (p < 0) {
+			if (n == 0)
+				return p == -ECHILD ? -ECHILD : (int)p;
+			break;
+		}
+		if (n == c->batch_cap) {
+			size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
+			struct waited *b = realloc(c->batch, cap * sizeof(*b));
+			if (!b)
+				break; /* handle what we have; the rest waits */
+			c->batch = b;
+			c->batch_cap = cap;
+		}
+		c->batch[n].pid = p;
+		c->batch[n].status = st;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		engine_handle(c, c->batch[i].pid, c->batch[i].status);
+	return (int)n;
+}
+
+void corral_wait_kernel(struct corral *c, double timeout)
+{
+	struct pollfd pfd = {.fd = c->sigfd, .events = POLLIN};
+	struct timespec ts, *tsp = NULL;
+	if (timeout >= 0) {
+		if (timeout > 3600)
+			timeout = 3600;
+		ts.tv_sec = (time_t)timeout;
+		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
+		tsp = &ts;
+	}
+	if (ppoll(&pfd, 1, tsp, NULL) <= 0)
+		return;
+	struct signalfd_siginfo si[16];
+	ssize_t n;
+	while ((n = read(c->sigfd, si, sizeof(si))) > 0) {
+		for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+			unsigned sig = si[i].ssi_signo;
+			if (sig == SIGCHLD || sig >= 32)
+				continue;
+			c->pending_sigs |= 1u << sig;
+			c->pending_from[sig] = (pid_t)si[i].ssi_pid;
+		}
+	}
+}
+
+static void act_on_signals(struct corral *c)
+{
+	while (c->pending_sigs) {
+		int sig = __builtin_ctz(c->pending_sigs);
+		c->pending_sigs &= ~(1u << sig);
+		pid_t from = c->pending_from[sig];
+		if (sig == SIGUSR2) {
+			if (getppid() != c->parent)
+				ending_begin(c, CORRAL_REASON_PARENT, 0);
+			continue;
+		}
+		if (from && table_find(&c->tab, from)) {
+			/*
+			 * A member signalled its supervisor (the containment
+			 * filter refuses kill() at corral, but not every path
+			 * can be filtered): record it, do not obey it.
+			 */
+			char d[96];
+			snprintf(d, sizeof(d), "signal %d to corral from %d",
+				 sig, from);
+			struct corral_event ev = {.type = CORRAL_EV_DENIED,
+						  .pid = from,
+						  .detail = d};
+			corral_emit(c, &ev);
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			corral_snapshot(c, c->cfg.stacks & CORRAL_STACKS_SNAPSHOT);
+			continue;
+		}
+		ending_begin(c, CORRAL_REASON_SIGNAL, sig);
+	}
+}
+
+static void check_deadlines(struct corral *c)
+{
+	if (c->deadline > 0 && corral_now(c) >= c->deadline &&
+	    (c->phase == PH_RUN || c->phase == PH_GRACE)) {
+		if (c->phase == PH_RUN)
+			ending_begin(c, CORRAL_REASON_TIMEOUT, 0);
+		else /* the limit bounds the grace too */
+			ending_begin(c, c->res.reason, 0);
+	}
+	ending_tick(c);
+}
+
+static int compute_exit(const struct corral *c)
+{
+	const struct corral_result *r = &c->res;
+	if (r->exec_failed) {
+		if (c->spawn_stage != 0)
+			return CORRAL_EXIT_INTERNAL;
+		return r->exec_errno == ENOENT ? CORRAL_EXIT_NOTFOUND
+					       : CORRAL_EXIT_NOEXEC;
+	}
+	switch (r->reason) {
+	case CORRAL_REASON_TIMEOUT:
+		return CORRAL_EXIT_TIMEOUT;
+	case CORRAL_REASON_MAXPROCS:
+		return CORRAL_EXIT_MAXPROCS;
+	case CORRAL_REASON_ESCAPE:
+		return CORRAL_EXIT_ESCAPE;
+	case CORRAL_REASON_SIGNAL:
+		return 128 + r->term_signal;
+	case CORRAL_REASON_PARENT:
+		return 128 + SIGHUP;
+	default:
+		break;
+	}
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return WEXITSTATUS(r->status);
+}
+
+static void finish(struct corral *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	if (c->phase == PH_GRACE) /* the tree ended within the grace */
+		c->res.t_grace = corral_now(c) - c->grace_start;
+	c->phase = PH_DONE;
+	if (!c->root_execed)
+		spawn_read_error(c);
+	c->res.exit_code = compute_exit(c);
+	c->res.t_end = corral_now(c);
+	struct corral_event ev = {.type = CORRAL_EV_END,
+				  .reason = c->res.reason};
+	corral_emit(c, &ev);
+}
+
+int corral_step(struct corral *c, int timeout_ms)
+{
+	if (!c->root)
+		return -ECHILD;
+	if (c->finished)
+		return 0;
+	int n = 0;
+	if (c->phase != PH_DONE)
+		n = corral_drain(c, false);
+	if (n == -ECHILD || c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
+	act_on_signals(c);
+	check_deadlines(c);
+	if (c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
+	if (n > 0)
+		return 1;
+	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
+	double now = corral_now(c);
+	if (c->deadline > 0 && (wait < 0 || c->deadline - now < wait))
+		wait = c->deadline - now;
+	if (c->phase == PH_GRACE && (wait < 0 || c->grace_deadline - now < wait))
+		wait = c->grace_deadline - now;
+	if (wait < 0 && timeout_ms >= 0)
+		wait = 0;
+	corral_wait_kernel(c, wait < 0 && (c->deadline > 0 || c->phase == PH_GRACE)
+				      ? 0
+				      : wait);
+	act_on_signals(c);
+	check_deadlines(c);
+	if (c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
+	return 1;
+}
+
+int corral_wait(struct corral *c)
+{
+	int r;
+	while ((r = corral_step(c, -1)) > 0)
+		;
+	return r;
+}
+
+void corral_request_end(struct corral *c, enum corral_reason why)
+{
+	if (c->root && !c->finished)
+		ending_begin(c, why, 0);
+}
+
+void corral_result(const struct corral *c, struct corral_result *r)
+{
+	*r = c->res;
+}
+
+pid_t corral_root_pid(const struct corral *c)
+{
+	return c->root;
+}
+
+const char *corral_error(const struct corral *c)
+{
+	return c->errmsg;
+}
+
+int corral_foreach_proc(struct corral *c,
+			void (*fn)(const struct corral_proc_info *p, void *arg),
+			void *arg)
+{
+	for (struct task *t = c->tab.first; t; t = t->next) {
+		struct corral_proc_info p = {
+			.pid = t->tid,
+			.ppid = t->creator_tgid,
+			.nspid = t->nspid,
+			.born = t->born,
+			.ended = t->ended,
+			.nthreads = t->nthreads,
+			.threads_seen = t->threads_seen,
+			.status = t->status,
+			.setup = t->flags & TF_SETUP,
+			.path = t->path,
+			.argv = (const char *const *)t->argv,
+			.nexecs = t->nexecs,
+		};
+		switch (t->state) {
+		case TS_HELD:
+			p.state = 't';
+			break;
+		case TS_LISTEN:
+			p.state = 'T';
+			break;
+		case TS_DEAD:
+			p.state = 'Z';
+			break;
+		default:
+			p.state = 'R';
+		}
+		fn(&p, arg);
+	}
+	return 0;
+}
+
+void corral_free(struct corral *c)
+{
+	if (!c)
+		return;
+	/* Nothing of the tree outlives its supervisor object. */
+	if (c->root && !c->finished && c->phase != PH_DONE) {
+		corral_stop_all(c);
+		corral_kill_all(c);
+	}
+	if (c->cfg.watch_parent)
+		prctl(PR_SET_PDEATHSIG, 0);
+	journal_close(c);
+	if (c->errpipe >= 0)
+		close(c->errpipe);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	if (c->mask_set)
+		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	table_destroy(&c->tab);
+	free(c->batch);
+	free(c->exe);
+	free(c->filter.filter);
+	free(c);
+}

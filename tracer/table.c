@@ -1,0 +1,196 @@
+/*
+ * table.c - process table: chained hash by tid plus birth-order list.
+ *
+ * Lookups happen on every ptrace event, so they must not depend on the size
+ * of the tree: the hash doubles when the load factor passes 1, keeping
+ * chains short. Tids are dense small integers, so the hash is a simple
+ * multiplicative one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+static size_t slot(const struct table *t, pid_t tid)
+{
+	/* Fibonacci hashing: spreads consecutive tids over the buckets. */
+	return ((uint32_t)tid * 2654435769u) & (t->nbuckets - 1);
+}
+
+int table_init(struct table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nbuckets = 256;
+	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+	return t->buckets ? 0 : -ENOMEM;
+}
+
+static void free_task(struct task *task)
+{
+	free(task->path);
+	free(task->argv);
+	free(task->argblock);
+	free(task);
+}
+
+void table_destroy(struct table *t)
+{
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		struct task *n;
+		for (struct task *k = t->buckets[i]; k; k = n) {
+			n = k->hnext;
+			/* Live processes are also on the birth list. */
+			if (k->flags & TF_THREAD)
+				free_task(k);
+		}
+	}
+	struct task *n;
+	for (struct task *k = t->first; k; k = n) {
+		n = k->next;
+		free_task(k);
+	}
+	free(t->buckets);
+	memset(t, 0, sizeof(*t));
+}
+
+struct task *table_find(const struct table *t, pid_t tid)
+{
+	for (struct task *k = t->buckets[slot(t, tid)]; k; k = k->hnext)
+		if (k->tid == tid)
+			return k;
+	return NULL;
+}
+
+static void grow(struct table *t)
+{
+	size_t n = t->nbuckets * 2;
+	struct task **b = calloc(n, sizeof(*b));
+	if (!b)
+		return; /* longer chains, still correct */
+	struct task **old = t->buckets;
+	size_t oldn = t->nbuckets;
+	t->buckets = b;
+	t->nbuckets = n;
+	for (size_t i = 0; i < oldn; i++) {
+		struct task *next;
+		for (struct task *k = old[i]; k; k = next) {
+			next = k->hnext;
+			size_t s = slot(t, k->tid);
+			k->hnext = b[s];
+			b[s] = k;
+		}
+	}
+	free(old);
+}
+
+struct task *table_add(struct table *t, pid_t tid, pid_t tgid, bool thread)
+{
+	struct task *k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->tid = tid;
+	k->tgid = tgid;
+	k->state = TS_NEW;
+	k->ended = -1;
+	k->nthreads = 1;
+	k->threads_seen = 1;
+	if (thread) {
+		k->flags |= TF_THREAD;
+		k->nthreads = k->threads_seen = 0;
+	} else {
+		if (t->last)
+			t->last->next = k;
+		else
+			t->first = k;
+		t->last = k;
+		t->live_procs++;
+	}
+	if (t->live >= t->nbuckets)
+		grow(t);
+	size_t s = slot(t, tid);
+	k->hnext = t->buckets[s];
+	t->buckets[s] = k;
+	t->live++;
+	t->nstate[TS_NEW]++;
+	return k;
+}
+
+static void unhash(struct table *t, struct task *task)
+{
+	struct task **pp = &t->buckets[slot(t, task->tid)];
+	while (*pp && *pp != task)
+		pp = &(*pp)->hnext;
+	if (*pp) {
+		*pp = task->hnext;
+		t->live--;
+	}
+	task->hnext = NULL;
+}
+
+void table_set_state(struct table *t, struct task *task, enum task_state s)
+{
+	t->nstate[task->state]--;
+	t->nstate[s]++;
+	task->state = s;
+}
+
+void table_remove(struct table *t, struct task *task)
+{
+	table_set_state(t, task, TS_DEAD);
+	t->nstate[TS_DEAD]--; /* the dead are not counted, only the live */
+	unhash(t, task);
+	if (task->flags & TF_THREAD) {
+		free_task(task);
+		return;
+	}
+	t->live_procs--;
+}
+
+void table_make_thread(struct table *t, struct task *task, pid_t tgid)
+{
+	task->tgid = tgid;
+	if (task->flags & TF_THREAD)
+		return;
+	/* Take it off the birth list: it is not a process. */
+	struct task *prev = NULL;
+	for (struct task *k = t->first; k; prev = k, k = k->next) {
+		if (k != task)
+			continue;
+		if (prev)
+			prev->next = k->next;
+		else
+			t->first = k->next;
+		if (t->last == k)
+			t->last = prev;
+		break;
+	}
+	task->next = NULL;
+	task->flags |= TF_THREAD;
+	task->nthreads = task->threads_seen = 0;
+	t->live_procs--;
+}
+
+void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
+{
+	free(p->path);
+	free(p->argv);
+	free(p->argblock);
+	p->path = path;
+	p->argblock = argblock;
+	p->argv = argv;
+	p->nexecs++;
+}
+
+int table_foreach_live(struct table *t, int (*fn)(struct task *, void *),
+		       void *arg)
+{
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		for (struct task *k = t->buckets[i]; k; k = k->hnext) {
+			int r = fn(k, arg);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * table.h - the process table: every task the supervisor knows, found by
+ * tid in O(1) through a chained hash, plus the list of processes in the
+ * order they were born (kept after they end, for the tree and the result).
+ *
+ * Only live tasks are in the hash: once a task has been reaped its tid can be
+ * reused by the kernel, so a dead record must never answer a lookup.
+ * Dead threads are freed (a run can create 100,000 of them); dead processes
+ * are kept, they are the history the user asked for.
+ */
+#ifndef CORRAL_TABLE_H
+#define CORRAL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum task_state {
+	TS_NEW,	    /* announced by its creator's event, first stop not seen */
+	TS_RUNNING, /* resumed by us */
+	TS_HELD,    /* in a ptrace-stop that we have not resumed */
+	TS_LISTEN,  /* in a group-stop, resumed with PTRACE_LISTEN */
+	TS_DEAD,
+	TS__COUNT
+};
+
+enum task_flags {
+	TF_SEEN_STOP = 1u << 0,	 /* its first stop has been seen */
+	TF_ANNOUNCED = 1u << 1,	 /* its creator's event has been seen */
+	TF_THREAD = 1u << 2,	 /* not a thread-group leader */
+	TF_SETUP = 1u << 3,	 /* sandbox setup process (bwrap) */
+	TF_INTERRUPT = 1u << 4,	 /* PTRACE_INTERRUPT sent, stop not seen */
+	TF_GSTOPPED = 1u << 5,	 /* its group is stopped (resume = LISTEN) */
+	TF_EXECED = 1u << 6,	 /* it has exec'd at least once */
+	TF_KILLED = 1u << 7,	 /* SIGKILL sent by kill-all */
+	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
+	TF_LEFT = 1u << 9,	 /* alive when the command exited */
+};
+
+struct task {
+	pid_t tid, tgid;
+	pid_t creator;	    /* tid of the task whose event created it */
+	pid_t creator_tgid; /* its process */
+	pid_t nspid;	    /* pid in the innermost pid namespace, 0: same */
+	pid_t orphan_cand;  /* unannounced: the likely creator (from /proc) */
+	uint8_t state;
+	uint16_t flags;
+	int pending_sig; /* to inject when resumed after a hold */
+	int status;	 /* wait status once dead */
+	double born, ended;
+	struct task *hnext; /* hash chain */
+	struct task *next;  /* birth order (processes), or free list */
+	/* Process (leader) only. */
+	char *path;	/* last exec: executable (malloc'd) */
+	char **argv;	/* last exec: pointers into argblock */
+	char *argblock; /* the argv strings, one malloc'd block */
+	pid_t vfork_parent; /* vfork child: the parent it keeps waiting */
+	int nexecs;
+	int nthreads;	  /* live tasks in the group, leader included */
+	int threads_seen; /* tasks ever in the group, leader included */
+};
+
+struct table {
+	struct task **buckets;
+	size_t nbuckets; /* power of two */
+	size_t live;	 /* tasks in the hash */
+	size_t nstate[TS__COUNT];
+	size_t live_procs;
+	struct task *first, *last; /* processes in birth order */
+};
+
+int table_init(struct table *t);
+void table_destroy(struct table *t);
+
+struct task *table_find(const struct table *t, pid_t tid);
+/* A new live task in state TS_NEW; NULL on ENOMEM. tid must be unknown. */
+struct task *table_add(struct table *t, pid_t tid, pid_t tgid, bool thread);
+/* The task has ended: unhash it; threads are freed, processes kept. */
+void table_remove(struct table *t, struct task *task);
+void table_set_state(struct table *t, struct task *task, enum task_state s);
+/* Mark a live task as a thread of tgid (learned late, e.g. an orphan). */
+void table_make_thread(struct table *t, struct task *task, pid_t tgid);
+
+/* Set the last exec of a process; takes ownership of the three. */
+void task_set_exec(struct task *p, char *path, char *argblock, char **argv);
+
+/*
+ * Visit every live task. fn may not add or remove tasks; returns early when
+ * fn returns non-zero (and passes that value up).
+ */
+int table_foreach_live(struct table *t, int (*fn)(struct task *, void *),
+		       void *arg);
+
+#endif
