@@ -150,7 +150,7 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 static struct task *new_orphan(struct corral *c, pid_t tid)
 {
 	pid_t tgid = tid, ppid = 0;
-	procfs_ids(tid, &tgid, &ppid, NULL);
+	c->sys->ids(c->sys->ctx, tid, &tgid, &ppid, NULL);
 	bool thread = tgid && tgid != tid;
 	struct task *t = table_add(&c->tab, tid, thread ? tgid : tid, thread);
 	if (!t)
@@ -306,7 +306,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	 * new tid belongs to the creator's thread group is one syscall and
 	 * does not depend on the architecture.
 	 */
-	if (type == CORRAL_EV_CLONE && procfs_is_thread_of(t->tgid, ct))
+	if (type == CORRAL_EV_CLONE && c->sys->is_thread_of(c->sys->ctx, t->tgid, ct))
 		type = CORRAL_EV_THREAD;
 	struct task *child = table_find(&c->tab, ct);
 	if (child && (child->flags & TF_ANNOUNCED)) {
@@ -357,10 +357,10 @@ static void on_exec(struct corral *c, struct task *t)
 	c->res.execs++;
 	if (t->tid == c->root)
 		c->root_execed = true;
-	char *path = procfs_exe(t->tid);
+	char *path = c->sys->exe(c->sys->ctx, t->tid);
 	char *block = NULL;
 	char **argv = NULL;
-	procfs_argv(t->tid, &block, &argv);
+	c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
 	task_set_exec(t, path, block, argv);
 	struct corral_event ev = {
 		.type = CORRAL_EV_EXEC,

@@ -20,6 +20,7 @@
 
 #include "corral.h"
 #include "json.h"
+#include "procfs.h"
 #include "sys.h"
 #include "table.h"
 
@@ -109,16 +110,6 @@ void corral_wait_kernel(struct corral *c, double timeout);
 int journal_open(struct corral *c, char *err, size_t errlen);
 void journal_event(struct corral *c, const struct corral_event *ev);
 void journal_close(struct corral *c);
-
-/* procfs.c */
-/* Read argv of tid into one malloc'd block; *argv points into it. */
-int procfs_argv(pid_t tid, char **block, char ***argv);
-/* readlink /proc/tid/exe into a malloc'd string. */
-char *procfs_exe(pid_t tid);
-/* Tgid and PPid of a task from /proc/tid/status; -errno. */
-int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
-/* Is tid a thread of process tgid right now? */
-bool procfs_is_thread_of(pid_t tgid, pid_t tid);
 
 /* Emit an event to the journal and the callback. */
 void corral_emit(struct corral *c, struct corral_event *ev);

@@ -284,7 +284,9 @@ static void check_deadlines(struct corral *c)
 	    (c->phase == PH_RUN || c->phase == PH_GRACE)) {
 		if (c->phase == PH_RUN)
 			ending_begin(c, CORRAL_REASON_TIMEOUT, 0);
-		else /* the limit bounds the grace too */
+		else if (c->res.reason != CORRAL_REASON_TIMEOUT)
+			/* The limit also bounds a grace begun for another
+			 * reason (say, ending what the command left). */
 			ending_begin(c, c->res.reason, 0);
 	}
 	ending_tick(c);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procfs.h"
 #include "sys.h"
 
 static long real_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
@@ -35,10 +36,35 @@ static int real_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)
 	return syscall(SYS_tgkill, tgid, tid, sig) < 0 ? -errno : 0;
 }
 
+static bool real_is_thread_of(void *ctx, pid_t tgid, pid_t tid)
+{
+	return procfs_is_thread_of(tgid, tid);
+}
+
+static int real_ids(void *ctx, pid_t tid, pid_t *tgid, pid_t *ppid,
+		    pid_t *nspid)
+{
+	return procfs_ids(tid, tgid, ppid, nspid);
+}
+
+static char *real_exe(void *ctx, pid_t tid)
+{
+	return procfs_exe(tid);
+}
+
+static int real_argv(void *ctx, pid_t tid, char **block, char ***argv)
+{
+	return procfs_argv(tid, block, argv);
+}
+
 const struct corral_sys corral_sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
 	.kill = real_kill,
 	.tgkill = real_tgkill,
+	.is_thread_of = real_is_thread_of,
+	.ids = real_ids,
+	.exe = real_exe,
+	.argv = real_argv,
 	.ctx = 0,
 };

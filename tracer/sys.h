@@ -10,6 +10,7 @@
 #ifndef CORRAL_SYS_H
 #define CORRAL_SYS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct corral_sys {
@@ -20,6 +21,16 @@ struct corral_sys {
 	/* kill(2) and tgkill(2). */
 	int (*kill)(void *ctx, pid_t pid, int sig);
 	int (*tgkill)(void *ctx, pid_t tgid, pid_t tid, int sig);
+	/*
+	 * The /proc reads made at an event (procfs.c): part of this layer
+	 * because what they return depends on the same kernel state the
+	 * scripted tests invent.
+	 */
+	bool (*is_thread_of)(void *ctx, pid_t tgid, pid_t tid);
+	int (*ids)(void *ctx, pid_t tid, pid_t *tgid, pid_t *ppid,
+		   pid_t *nspid);
+	char *(*exe)(void *ctx, pid_t tid);
+	int (*argv)(void *ctx, pid_t tid, char **block, char ***argv);
 	void *ctx;
 };
 

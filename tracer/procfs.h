@@ -1,0 +1,17 @@
+/* procfs.h - the few /proc reads made once for a task at one of its events. */
+#ifndef CORRAL_PROCFS_H
+#define CORRAL_PROCFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Read argv of tid into one malloc'd block; *argv points into it. */
+int procfs_argv(pid_t tid, char **block, char ***argv);
+/* readlink /proc/tid/exe into a malloc'd string, NULL on failure. */
+char *procfs_exe(pid_t tid);
+/* Tgid, PPid and innermost NSpid of a task from /proc/tid/status. */
+int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
+/* Is tid a thread of process tgid right now? */
+bool procfs_is_thread_of(pid_t tgid, pid_t tid);
+
+#endif
