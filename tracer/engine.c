@@ -67,7 +67,8 @@ void engine_resume(struct corral *c, struct task *t, int sig)
 		return;
 	}
 	long r;
-	if (t->flags & TF_GSTOPPED) {
+	/* LISTEN is only valid in a group-stop; any other stop gets CONT. */
+	if (t->flags & TF_AT_GSTOP) {
 		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
 		table_set_state(&c->tab, t, TS_LISTEN);
 	} else {
@@ -396,6 +397,7 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 		return;
 	}
 	if (is_stop_signal(sig)) {
+		t->flags |= TF_AT_GSTOP;
 		if (!(t->flags & TF_GSTOPPED)) {
 			t->flags |= TF_GSTOPPED;
 			emit_task(c, CORRAL_EV_STOP, t, sig);
@@ -449,6 +451,7 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 	/* Whatever a task reports first, it is past its initial stop. */
 	if (event != PTRACE_EVENT_STOP)
 		t->flags |= TF_SEEN_STOP;
+	t->flags &= ~TF_AT_GSTOP;
 	switch (event) {
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:

@@ -31,11 +31,12 @@ enum task_flags {
 	TF_THREAD = 1u << 2,	 /* not a thread-group leader */
 	TF_SETUP = 1u << 3,	 /* sandbox setup process (bwrap) */
 	TF_INTERRUPT = 1u << 4,	 /* PTRACE_INTERRUPT sent, stop not seen */
-	TF_GSTOPPED = 1u << 5,	 /* its group is stopped (resume = LISTEN) */
+	TF_GSTOPPED = 1u << 5,	 /* its group is stopped */
 	TF_EXECED = 1u << 6,	 /* it has exec'd at least once */
 	TF_KILLED = 1u << 7,	 /* SIGKILL sent by kill-all */
 	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
 	TF_LEFT = 1u << 9,	 /* alive when the command exited */
+	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 };
 
 struct task {

@@ -1,0 +1,214 @@
+/*
+ * mock_kernel.h - a scripted kernel for the engine's unit tests.
+ *
+ * The tests feed wait statuses in the awkward orders the real kernel can
+ * produce and check which ptrace calls the engine made, and what it wrote
+ * to the journal (a memfd). No process is created.
+ */
+#ifndef MOCK_KERNEL_H
+#define MOCK_KERNEL_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MAXCALLS 512
+
+struct mcall {
+	int req; /* ptrace request, or -SIG for kill/tgkill */
+	pid_t pid;
+	long data;
+};
+
+struct mock {
+	struct mcall calls[MAXCALLS];
+	int ncalls;
+	unsigned long eventmsg[65536]; /* GETEVENTMSG answer per tid */
+	pid_t esrch[16];	       /* tids whose ptrace calls fail */
+	int nesrch;
+	pid_t thread_of[64][2];	       /* (tgid, tid) pairs */
+	int nthread_of;
+	pid_t ids[64][3]; /* tid, tgid, ppid */
+	int nids;
+	struct {
+		pid_t pid;
+		int status;
+	} waits[256];
+	int nwaits, wpos;
+	bool more; /* after the script: 0 (tracees left) instead of ECHILD */
+	struct corral_sys sys;
+};
+
+#define ST_STOP(sig, ev) (((ev) << 16) | ((sig) << 8) | 0x7f)
+#define ST_EXIT(code) (((code)&0xff) << 8)
+#define ST_KILLED(sig) (sig)
+
+static bool mock_esrch(struct mock *m, pid_t pid)
+{
+	for (int i = 0; i < m->nesrch; i++)
+		if (m->esrch[i] == pid)
+			return true;
+	return false;
+}
+
+static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
+{
+	struct mock *m = ctx;
+	if (m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){req, pid, (long)data};
+	if (mock_esrch(m, pid))
+		return -ESRCH;
+	if (req == PTRACE_GETEVENTMSG)
+		*(unsigned long *)data = m->eventmsg[pid & 0xffff];
+	return 0;
+}
+
+static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options)
+{
+	struct mock *m = ctx;
+	if (m->wpos < m->nwaits) {
+		*status = m->waits[m->wpos].status;
+		return m->waits[m->wpos++].pid;
+	}
+	/* The script is over: either nothing yet, or no tracee left. */
+	return (m->more && (options & WNOHANG)) ? 0 : -ECHILD;
+}
+
+static int m_kill(void *ctx, pid_t pid, int sig)
+{
+	struct mock *m = ctx;
+	if (sig && m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){-sig, pid, 0};
+	return mock_esrch(m, pid) ? -ESRCH : (sig ? 0 : -ESRCH);
+}
+
+static int m_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)
+{
+	return m_kill(ctx, tid, sig);
+}
+
+static bool m_is_thread_of(void *ctx, pid_t tgid, pid_t tid)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->nthread_of; i++)
+		if (m->thread_of[i][0] == tgid && m->thread_of[i][1] == tid)
+			return true;
+	return false;
+}
+
+static int m_ids(void *ctx, pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *ns)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->nids; i++)
+		if (m->ids[i][0] == tid) {
+			*tgid = m->ids[i][1];
+			*ppid = m->ids[i][2];
+			return 0;
+		}
+	return -ESRCH;
+}
+
+static char *m_exe(void *ctx, pid_t tid)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "/bin/prog%d", tid);
+	return strdup(b);
+}
+
+static int m_argv(void *ctx, pid_t tid, char **block, char ***argv)
+{
+	*block = malloc(32);
+	snprintf(*block, 32, "prog%d", tid);
+	*argv = calloc(2, sizeof(char *));
+	(*argv)[0] = *block;
+	return 0;
+}
+
+static void mock_init(struct mock *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->sys = (struct corral_sys){
+		.ptrace = m_ptrace,
+		.waitpid = m_waitpid,
+		.kill = m_kill,
+		.tgkill = m_tgkill,
+		.is_thread_of = m_is_thread_of,
+		.ids = m_ids,
+		.exe = m_exe,
+		.argv = m_argv,
+		.ctx = m,
+	};
+}
+
+static void mock_wait(struct mock *m, pid_t pid, int status)
+{
+	m->waits[m->nwaits].pid = pid;
+	m->waits[m->nwaits++].status = status;
+}
+
+/* How many calls of req to pid (data == -1: any data) since index from. */
+static int mock_count(struct mock *m, int from, int req, pid_t pid, long data)
+{
+	int n = 0;
+	for (int i = from; i < m->ncalls; i++)
+		if (m->calls[i].req == req && m->calls[i].pid == pid &&
+		    (data == -1 || m->calls[i].data == data))
+			n++;
+	return n;
+}
+
+/* A supervisor wired to the mock, root already seized as tid root. */
+static struct corral *mock_corral(struct mock *m, pid_t root)
+{
+	struct corral *c = calloc(1, sizeof(*c));
+	corral_config_init(&c->cfg);
+	static const char *const argv[] = {"prog", NULL};
+	c->cfg.argv = argv;
+	c->cfg.self_argv = argv;
+	c->cfg.watch_parent = false;
+	c->sys = &m->sys;
+	c->self = 1;
+	c->errpipe = c->sigfd = -1;
+	c->jfd = memfd_create("journal", 0);
+	c->jown = true;
+	table_init(&c->tab);
+	c->root = root;
+	engine_add_root(c, root);
+	return c;
+}
+
+/* The journal so far, as one string (caller frees). */
+static char *mock_journal(struct corral *c)
+{
+	off_t len = lseek(c->jfd, 0, SEEK_END);
+	char *s = calloc(1, (size_t)len + 1);
+	if (pread(c->jfd, s, (size_t)len, 0) != len)
+		s[0] = 0;
+	return s;
+}
+
+static void mock_free(struct corral *c)
+{
+	c->finished = true; /* nothing real to kill */
+	corral_free(c);
+}
+
+/* Position of needle in the journal, -1 if absent. */
+static long jpos(struct corral *c, const char *needle)
+{
+	char *j = mock_journal(c);
+	char *p = strstr(j, needle);
+	long r = p ? p - j : -1;
+	free(j);
+	return r;
+}
+
+#endif

@@ -1,0 +1,328 @@
+/*
+ * test_engine.c - the event state machine under the kernel's awkward
+ * orders, scripted through the mock kernel layer (mock_kernel.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "mock_kernel.h"
+
+#define ROOT 100
+#define EV_STOP PTRACE_EVENT_STOP
+
+static struct mock M;
+
+/* The root has exec'd: the usual starting point. */
+static struct corral *started(void)
+{
+	mock_init(&M);
+	struct corral *c = mock_corral(&M, ROOT);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	return c;
+}
+
+static void fork_event(struct corral *c, pid_t parent, pid_t child, int ev)
+{
+	M.eventmsg[parent] = (unsigned long)child;
+	engine_handle(c, parent, ST_STOP(SIGTRAP, ev));
+}
+
+/* Normal order: the fork event, then the child's first stop. */
+static void test_fork_then_child_stop(void **state)
+{
+	struct corral *c = started();
+	int mark = M.ncalls;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	struct task *t = table_find(&c->tab, 101);
+	assert_non_null(t);
+	assert_int_equal(t->state, TS_NEW);
+	/* Parent resumed; the child is not stopped yet, nothing to resume. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, 0), 1);
+	assert_int_equal(t->state, TS_RUNNING);
+	assert_true(jpos(c, "\"event\":\"fork\",") >= 0);
+	assert_int_equal(c->res.processes, 2);
+	mock_free(c);
+}
+
+/* The child's first stop reaches us before its parent's fork event. */
+static void test_child_stop_before_fork_event(void **state)
+{
+	struct corral *c = started();
+	M.ids[M.nids][0] = 101, M.ids[M.nids][1] = 101, M.ids[M.nids++][2] = ROOT;
+	int mark = M.ncalls;
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	struct task *t = table_find(&c->tab, 101);
+	assert_non_null(t);
+	/* Held: it must not run before its birth is journaled. */
+	assert_int_equal(t->state, TS_HELD);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
+	assert_int_equal(jpos(c, "\"pid\":101"), -1);
+	assert_int_equal(c->orphans, 1);
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	assert_int_equal(t->state, TS_RUNNING);
+	assert_int_equal(t->creator, ROOT);
+	assert_int_equal(c->orphans, 0);
+	/* Its exec comes after its fork line. */
+	engine_handle(c, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	long f = jpos(c, "\"event\":\"fork\",");
+	long e = jpos(c, "\"path\":\"/bin/prog101\"");
+	assert_true(f >= 0 && e > f);
+	mock_free(c);
+}
+
+/* The creator dies before reporting the fork: the orphan is released. */
+static void test_orphan_creator_dies(void **state)
+{
+	struct corral *c = started();
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	M.ids[M.nids][0] = 102, M.ids[M.nids][1] = 102, M.ids[M.nids++][2] = 101;
+	int mark = M.ncalls;
+	engine_handle(c, 102, ST_STOP(SIGSTOP, EV_STOP));
+	assert_int_equal(table_find(&c->tab, 102)->state, TS_HELD);
+	engine_handle(c, 101, ST_KILLED(SIGKILL));
+	struct task *t = table_find(&c->tab, 102);
+	assert_int_equal(t->state, TS_RUNNING);
+	assert_int_equal(t->creator, 101);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
+	assert_true(jpos(c, "creator's event lost") >= 0);
+	assert_int_equal(c->orphans, 0);
+	mock_free(c);
+}
+
+/* exec from a non-leader thread: the tid change and the former tid. */
+static void test_exec_from_thread(void **state)
+{
+	struct corral *c = started();
+	M.thread_of[M.nthread_of][0] = ROOT, M.thread_of[M.nthread_of++][1] = 102;
+	M.thread_of[M.nthread_of][0] = ROOT, M.thread_of[M.nthread_of++][1] = 103;
+	fork_event(c, ROOT, 102, PTRACE_EVENT_CLONE);
+	engine_handle(c, 102, ST_STOP(SIGSTOP, EV_STOP));
+	fork_event(c, ROOT, 103, PTRACE_EVENT_CLONE);
+	engine_handle(c, 103, ST_STOP(SIGSTOP, EV_STOP));
+	struct task *leader = table_find(&c->tab, ROOT);
+	assert_int_equal(leader->nthreads, 3);
+	assert_int_equal(c->res.threads, 2);
+	assert_true(jpos(c, "\"event\":\"thread\"") >= 0);
+	/* Thread 103 dies as the exec kills it; 102 execs as ROOT. */
+	engine_handle(c, 103, ST_EXIT(0));
+	M.eventmsg[ROOT] = 102;
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	assert_null(table_find(&c->tab, 102));
+	assert_int_equal(leader->nthreads, 1);
+	assert_true(jpos(c, "\"former\":102") >= 0);
+	assert_int_equal(c->tab.live, 1);
+	/* The former tid never reports; nothing stays behind for it. */
+	engine_handle(c, ROOT, ST_EXIT(0));
+	assert_int_equal(c->tab.live, 0);
+	mock_free(c);
+}
+
+/* SIGSTOP under SEIZE: injected, then LISTEN, then SIGCONT. */
+static void test_group_stop_listen(void **state)
+{
+	struct corral *c = started();
+	int mark = M.ncalls;
+	engine_handle(c, ROOT, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, SIGSTOP), 1);
+	engine_handle(c, ROOT, ST_STOP(SIGSTOP, EV_STOP));
+	/* It stays stopped, as untraced: LISTEN, not CONT. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_LISTEN, ROOT, -1), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 0);
+	assert_int_equal(table_find(&c->tab, ROOT)->state, TS_LISTEN);
+	assert_true(jpos(c, "\"event\":\"stop\"") >= 0);
+	/* SIGCONT: the signal is delivered, then the re-trap says running. */
+	engine_handle(c, ROOT, ST_STOP(SIGCONT, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, SIGCONT), 1);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	assert_true(jpos(c, "\"event\":\"cont\"") >= 0);
+	assert_int_equal(table_find(&c->tab, ROOT)->state, TS_RUNNING);
+	mock_free(c);
+}
+
+/* Signals are injected back unchanged at signal-delivery-stops. */
+static void test_signal_injected(void **state)
+{
+	struct corral *c = started();
+	int mark = M.ncalls;
+	int sigs[] = {SIGUSR1, SIGSEGV, SIGCHLD, SIGRTMIN + 2, SIGTERM};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		engine_handle(c, ROOT, ST_STOP(sigs[i], 0));
+		assert_int_equal(
+			mock_count(&M, mark, PTRACE_CONT, ROOT, sigs[i]), 1);
+	}
+	assert_true(jpos(c, "\"signal\":\"SIGRTMIN+2\"") >= 0);
+	mock_free(c);
+}
+
+/* ESRCH from every call: a task killed between the event and our call. */
+static void test_esrch_mid_call(void **state)
+{
+	struct corral *c = started();
+	M.esrch[M.nesrch++] = ROOT;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	/* No event message, so no child invented. */
+	assert_null(table_find(&c->tab, 101));
+	engine_handle(c, ROOT, ST_STOP(SIGUSR1, 0));
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	engine_handle(c, ROOT, ST_KILLED(SIGKILL));
+	assert_int_equal(c->tab.live, 0);
+	assert_true(c->root_exited);
+	assert_true(WIFSIGNALED(c->res.status));
+	mock_free(c);
+}
+
+/* vfork: the parent is in an uninterruptible wait until the child execs. */
+static void test_vfork(void **state)
+{
+	struct corral *c = started();
+	fork_event(c, ROOT, 101, PTRACE_EVENT_VFORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	assert_true(table_find(&c->tab, ROOT)->flags & TF_VFORK_WAIT);
+	assert_true(jpos(c, "\"event\":\"vfork\"") >= 0);
+	engine_handle(c, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	assert_false(table_find(&c->tab, ROOT)->flags & TF_VFORK_WAIT);
+	mock_free(c);
+}
+
+/* Stop-all holds every stop, including children born meanwhile. */
+static void test_stop_all_holds_new_children(void **state)
+{
+	struct corral *c = started();
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	/* ROOT answers the interrupt with a fork in flight; 101 stops. */
+	M.eventmsg[ROOT] = 102;
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_FORK));
+	mock_wait(&M, 101, ST_STOP(SIGTRAP, EV_STOP));
+	mock_wait(&M, 102, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	int mark = M.ncalls;
+	int held = corral_stop_all(c);
+	assert_int_equal(held, 3);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, ROOT, -1), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, 101, -1), 1);
+	/* Nobody was let go while stopping. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, -1), 0);
+	assert_int_equal(c->tab.nstate[TS_HELD], 3);
+	/* And all are let go again, with what they had pending. */
+	corral_resume_all(c);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
+	assert_int_equal(c->tab.nstate[TS_RUNNING], 3);
+	mock_free(c);
+}
+
+/* After SIGKILL: late stops are not resumed; newcomers are killed. */
+static void test_events_after_sigkill(void **state)
+{
+	struct corral *c = started();
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	/* A stop queued before the kill, a newcomer, then the deaths. */
+	mock_wait(&M, 101, ST_STOP(SIGCHLD, 0));
+	mock_wait(&M, 103, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, 101, ST_KILLED(SIGKILL));
+	mock_wait(&M, 103, ST_KILLED(SIGKILL));
+	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
+	int mark = M.ncalls;
+	int killed = corral_kill_all(c);
+	assert_int_equal(killed, 2);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 1);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, 101, -1), 1);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, 103, -1), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
+	/* The loop ended on ECHILD with an empty table. */
+	assert_int_equal(c->tab.live, 0);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->res.survivors, 0);
+	mock_free(c);
+}
+
+/* The loop ends when the kernel says ECHILD, never on a count. */
+static void test_loop_ends_on_echild(void **state)
+{
+	mock_init(&M);
+	struct corral *c = mock_corral(&M, ROOT);
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	mock_wait(&M, ROOT, ST_EXIT(3));
+	/* The table is empty here, but the kernel is not done yet. */
+	M.more = true;
+	assert_int_equal(corral_drain(c, false), 2);
+	assert_int_equal(c->tab.live, 0);
+	M.more = false;
+	assert_int_equal(corral_drain(c, false), -ECHILD);
+	/* corral_step() turns ECHILD into the end of the run. */
+	c->sigfd = -1;
+	assert_int_equal(corral_step(c, 0), 0);
+	assert_int_equal(c->res.exit_code, 3);
+	assert_true(jpos(c, "\"event\":\"end\"") >= 0);
+	c->finished = true;
+	corral_free(c);
+}
+
+/* The command exits while a child lives: the child is journaled as left. */
+static void test_left_behind(void **state)
+{
+	struct corral *c = started();
+	c->cfg.kill_after = 0;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, 101, ST_STOP(SIGTRAP, EV_STOP));
+	mock_wait(&M, 101, ST_KILLED(SIGKILL));
+	M.more = false;
+	engine_handle(c, ROOT, ST_EXIT(0));
+	assert_true(jpos(c, "\"event\":\"left\"") >= 0);
+	assert_int_equal(c->res.left, 1);
+	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
+	assert_int_equal(c->tab.live, 0);
+	mock_free(c);
+}
+
+/* --max-procs ends the tree, without grace. */
+static void test_max_procs(void **state)
+{
+	struct corral *c = started();
+	c->cfg.max_procs = 2;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	assert_int_equal(c->phase, PH_RUN);
+	mock_wait(&M, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, 102, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
+	mock_wait(&M, 101, ST_KILLED(SIGKILL));
+	mock_wait(&M, 102, ST_KILLED(SIGKILL));
+	fork_event(c, ROOT, 102, PTRACE_EVENT_FORK);
+	assert_int_equal(c->res.reason, CORRAL_REASON_MAXPROCS);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->tab.live, 0);
+	mock_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fork_then_child_stop),
+		cmocka_unit_test(test_child_stop_before_fork_event),
+		cmocka_unit_test(test_orphan_creator_dies),
+		cmocka_unit_test(test_exec_from_thread),
+		cmocka_unit_test(test_group_stop_listen),
+		cmocka_unit_test(test_signal_injected),
+		cmocka_unit_test(test_esrch_mid_call),
+		cmocka_unit_test(test_vfork),
+		cmocka_unit_test(test_stop_all_holds_new_children),
+		cmocka_unit_test(test_events_after_sigkill),
+		cmocka_unit_test(test_loop_ends_on_echild),
+		cmocka_unit_test(test_left_behind),
+		cmocka_unit_test(test_max_procs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
