@@ -1,0 +1,96 @@
+/*
+ * filter.h - the containment seccomp filter every member of the tree runs
+ * under (docs/threat-model.md explains each rule).
+ *
+ * The filter is built in the supervisor before fork (libseccomp allocates)
+ * and installed in the forked child before exec (no allocation there). It is
+ * inherited by every task the command creates and cannot be removed.
+ *
+ * Two kinds of rules:
+ *  - containment, in every mode: no untraced clone, no clone3 (its flags are
+ *    out of reach of a filter), no tracing, nothing aimed at the supervisor
+ *    by pid (signals, pidfd_open, process_vm_*, prlimit, scheduling...);
+ *  - audit, when escape != CORRAL_ESCAPE_OFF: SECCOMP_RET_TRACE for the
+ *    calls that can take a task out of the tree's reach, with the rule id
+ *    (enum filter_rule) as data. The supervisor then sees them as
+ *    PTRACE_EVENT_SECCOMP stops and decodes them with audit_inspect().
+ *
+ * In escape mode the signal calls, ptrace and setpgid are TRACEd as a whole
+ * rather than refused by pid in the filter: one libseccomp filter cannot
+ * give "EPERM if aimed at the supervisor, else TRACE" a defined order (it
+ * merges overlapping rules in an order of its own). audit_inspect() refuses
+ * those aimed at the supervisor itself, whatever the mode.
+ *
+ * Requirements on the caller (the engine):
+ *  - with escape != OFF, set PTRACE_O_TRACESECCOMP: without it every TRACEd
+ *    call fails with ENOSYS;
+ *  - call audit_inspect() at every PTRACE_EVENT_SECCOMP stop before resuming;
+ *  - the first member must not stay in guard_pgid: kill(0, sig) signals the
+ *    caller's own group, which no filter can tell apart by argument.
+ */
+#ifndef CORRAL_FILTER_H
+#define CORRAL_FILTER_H
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+#include "corral.h"
+
+struct filter_params {
+	pid_t guard_pid;  /* the supervisor: no member may trace, signal or
+			     pidfd_open it */
+	pid_t guard_pgid; /* the supervisor's process group */
+	enum corral_escape_mode escape; /* OFF: no SECCOMP_RET_TRACE rules */
+	pid_t guard_tid;  /* the tracing thread when it is not the leader,
+			     0 = guard_pid (tkill/kill of any thread of a
+			     process can kill the whole process) */
+};
+
+/*
+ * SECCOMP_RET_TRACE data values (PTRACE_GETEVENTMSG at the seccomp stop):
+ * they name the rule, hence the call, independently of the architecture's
+ * syscall numbers (an i386 task has other numbers).
+ */
+enum filter_rule {
+	FILTER_RULE_NONE = 0,
+	FILTER_RULE_SETSID,
+	FILTER_RULE_SETPGID,
+	FILTER_RULE_UNSHARE,
+	FILTER_RULE_SETNS,
+	FILTER_RULE_CLONE_NS, /* clone with a CLONE_NEW* flag */
+	FILTER_RULE_PTRACE,
+	FILTER_RULE_PRCTL,
+	FILTER_RULE_MOUNT,
+	FILTER_RULE_UMOUNT2,
+	FILTER_RULE_UMOUNT, /* i386's old umount */
+	FILTER_RULE_MOVE_MOUNT,
+	FILTER_RULE_MOUNT_SETATTR,
+	FILTER_RULE_CHROOT,
+	FILTER_RULE_PIVOT_ROOT,
+	FILTER_RULE_KILL,
+	FILTER_RULE_TKILL,
+	FILTER_RULE_TGKILL,
+	FILTER_RULE_RT_SIGQUEUEINFO,
+	FILTER_RULE_RT_TGSIGQUEUEINFO,
+	FILTER_RULE_PIDFD_SEND_SIGNAL,
+	FILTER_RULE__COUNT
+};
+
+/*
+ * Build the filter for p into prog (prog->filter is malloc'd). Native
+ * architecture plus its 32-bit compat ABIs (x86_64: i386 and x32; aarch64:
+ * arm), so an `int 0x80` clone meets the same rules; any other
+ * architecture kills the process. 0 or -errno.
+ */
+int filter_build(const struct filter_params *p, struct sock_fprog *prog);
+void filter_release(struct sock_fprog *prog);
+
+/*
+ * In the forked child, before exec: async-signal-safe, no allocation.
+ * PR_SET_NO_NEW_PRIVS only if the process lacks CAP_SYS_ADMIN (a root
+ * supervisor keeps setuid semantics for its command), then
+ * seccomp(SECCOMP_SET_MODE_FILTER). 0 or -errno.
+ */
+int filter_install(const struct sock_fprog *prog);
+
+#endif
