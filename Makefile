@@ -12,7 +12,7 @@ BUILD   ?= build
 PKGS    := libseccomp libunwind-ptrace
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-           -fPIC -Iinclude -Itracer -Isandbox -D_GNU_SOURCE
+           -fPIC -Iinclude -Itracer -Isandbox -Icli -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -49,9 +49,12 @@ $(BUILD)/libcorral.so: $(LIB_OBJ)
 $(BUILD)/corral: $(CLI_OBJ) $(BUILD)/libcorral.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(wildcard tests/unit/*.h)
+# Unit tests link the library and the CLI's option parser (not main).
+CLI_LIB_OBJ := $(filter-out $(BUILD)/obj/cli/corral.o,$(CLI_OBJ))
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcorral.a \
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Icli -Itests/unit -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libcorral.a \
 		$(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Fixtures: small real programs the integration tests run. Built without

@@ -6,7 +6,6 @@
  * cannot be opened ends corral with a clear message and nothing spawned.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "corral.h"
+#include "options.h"
 
 int corral_probe_main(int argc, char **argv) __attribute__((weak));
 
@@ -69,59 +69,6 @@ static __attribute__((noreturn)) void die_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
 	exit(CORRAL_EXIT_INTERNAL);
-}
-
-static double parse_dur(const char *opt, const char *s)
-{
-	double v;
-	if (corral_parse_duration(s, &v) < 0)
-		die_usage("invalid duration for %s: '%s'", opt, s);
-	return v;
-}
-
-static unsigned parse_stacks(const char *s)
-{
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = {
-		{"timeout", CORRAL_STACKS_TIMEOUT},
-		{"signal", CORRAL_STACKS_SIGNAL},
-		{"crash", CORRAL_STACKS_CRASH},
-		{"escape", CORRAL_STACKS_ESCAPE},
-		{"exit-left", CORRAL_STACKS_EXITLEFT},
-		{"snapshot", CORRAL_STACKS_SNAPSHOT},
-		{"never", 0},
-	};
-	unsigned mask = 0;
-	char *dup = strdup(s), *save = NULL;
-	if (!dup)
-		die_usage("out of memory");
-	for (char *w = strtok_r(dup, ",", &save); w;
-	     w = strtok_r(NULL, ",", &save)) {
-		size_t i;
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(w, names[i].name))
-				break;
-		if (i == sizeof(names) / sizeof(names[0]))
-			die_usage("invalid --stacks value '%s'", w);
-		mask |= names[i].bit;
-	}
-	free(dup);
-	return mask;
-}
-
-static enum corral_escape_mode parse_escape(const char *s)
-{
-	if (!strcmp(s, "off"))
-		return CORRAL_ESCAPE_OFF;
-	if (!strcmp(s, "log"))
-		return CORRAL_ESCAPE_LOG;
-	if (!strcmp(s, "deny"))
-		return CORRAL_ESCAPE_DENY;
-	if (!strcmp(s, "kill"))
-		return CORRAL_ESCAPE_KILL;
-	die_usage("invalid --escape mode '%s' (off, log, deny, kill)", s);
 }
 
 /* --tree: a copy of the process list, printed as an indented tree. */
@@ -247,146 +194,32 @@ static void print_tree(struct corral *c, const struct corral_result *r)
 	free(t.v);
 }
 
-enum {
-	OPT_TREE = 256,
-	OPT_WAIT_ALL,
-	OPT_MAX_PROCS,
-	OPT_NO_PARENT,
-	OPT_STACKS,
-	OPT_ESCAPE,
-	OPT_SANDBOX,
-	OPT_WORKSPACE,
-	OPT_RO_BIND,
-	OPT_BIND,
-	OPT_SHARE_NET,
-	OPT_HELP,
-	OPT_VERSION,
-};
-
-static const struct option run_opts[] = {
-	{"journal", required_argument, 0, 'j'},
-	{"tree", no_argument, 0, OPT_TREE},
-	{"quiet", no_argument, 0, 'q'},
-	{"timeout", required_argument, 0, 't'},
-	{"kill-after", required_argument, 0, 'k'},
-	{"wait-all", no_argument, 0, OPT_WAIT_ALL},
-	{"max-procs", required_argument, 0, OPT_MAX_PROCS},
-	{"no-parent-watch", no_argument, 0, OPT_NO_PARENT},
-	{"stacks", required_argument, 0, OPT_STACKS},
-	{"escape", required_argument, 0, OPT_ESCAPE},
-	{"sandbox", no_argument, 0, OPT_SANDBOX},
-	{"workspace", required_argument, 0, OPT_WORKSPACE},
-	{"ro-bind", required_argument, 0, OPT_RO_BIND},
-	{"bind", required_argument, 0, OPT_BIND},
-	{"share-net", no_argument, 0, OPT_SHARE_NET},
-	{"help", no_argument, 0, OPT_HELP},
-	{"version", no_argument, 0, OPT_VERSION},
-	{0, 0, 0, 0},
-};
-
-static const char **push(const char **v, size_t *n, const char *s)
-{
-	const char **nv = realloc(v, (*n + 2) * sizeof(*nv));
-	if (!nv)
-		die_usage("out of memory");
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	return nv;
-}
-
 static int cmd_run(int argc, char **argv, char **self_argv)
 {
-	struct corral_config cfg;
-	corral_config_init(&cfg);
-	cfg.self_argv = (const char *const *)self_argv;
-	bool tree = false, quiet = false;
-	const char **ro = NULL, **rw = NULL;
-	size_t nro = 0, nrw = 0;
-	int o;
-	/* '+': options end at COMMAND, whose own options are its business. */
-	while ((o = getopt_long(argc, argv, "+j:qt:k:", run_opts, NULL)) != -1) {
-		switch (o) {
-		case 'j':
-			cfg.journal_path = optarg;
-			break;
-		case OPT_TREE:
-			tree = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 't':
-			cfg.timeout = parse_dur("--timeout", optarg);
-			break;
-		case 'k':
-			cfg.kill_after = parse_dur("--kill-after", optarg);
-			break;
-		case OPT_WAIT_ALL:
-			cfg.wait_all = true;
-			break;
-		case OPT_MAX_PROCS: {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' ||
-			    v == 0 || v > UINT_MAX)
-				die_usage("invalid --max-procs '%s'", optarg);
-			cfg.max_procs = (unsigned)v;
-			break;
-		}
-		case OPT_NO_PARENT:
-			cfg.watch_parent = false;
-			break;
-		case OPT_STACKS:
-			cfg.stacks = parse_stacks(optarg);
-			break;
-		case OPT_ESCAPE:
-			cfg.escape = parse_escape(optarg);
-			break;
-		case OPT_SANDBOX:
-			cfg.sandbox.enabled = true;
-			break;
-		case OPT_WORKSPACE:
-			cfg.sandbox.workspace = optarg;
-			break;
-		case OPT_RO_BIND:
-			ro = push(ro, &nro, optarg);
-			break;
-		case OPT_BIND:
-			rw = push(rw, &nrw, optarg);
-			break;
-		case OPT_SHARE_NET:
-			cfg.sandbox.share_net = true;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("corral %s\n", CORRAL_VERSION);
-			return 0;
-		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				prog);
-			return CORRAL_EXIT_INTERNAL;
-		}
+	struct cli_run o;
+	char perr[512];
+	if (cli_parse_run(argc, argv, &o, perr, sizeof(perr)) < 0) {
+		cli_run_free(&o);
+		die_usage("%s", perr);
 	}
-	if (optind >= argc)
-		die_usage("run: no COMMAND given");
-	if (!cfg.sandbox.enabled &&
-	    (cfg.sandbox.workspace || nro || nrw || cfg.sandbox.share_net))
-		die_usage("--workspace, --bind, --ro-bind and --share-net "
-			  "need --sandbox");
-	cfg.sandbox.ro_binds = ro;
-	cfg.sandbox.binds = rw;
-	cfg.argv = (const char *const *)&argv[optind];
+	if (o.action == CLI_HELP) {
+		usage(stdout);
+		return 0;
+	}
+	if (o.action == CLI_VERSION) {
+		printf("corral %s\n", CORRAL_VERSION);
+		return 0;
+	}
+	struct corral_config cfg = o.cfg;
+	cfg.self_argv = (const char *const *)self_argv;
+	bool tree = o.tree, quiet = o.quiet;
 
 	char err[512];
 	struct corral *c;
 	int r = corral_new(&cfg, &c, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		free(ro);
-		free(rw);
+		cli_run_free(&o);
 		if (r == -ENOENT && !strstr(err, "journal"))
 			return CORRAL_EXIT_NOTFOUND;
 		if (r == -EACCES && !strstr(err, "journal"))
@@ -398,8 +231,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		fprintf(stderr, "%s: %s\n", prog,
 			*corral_error(c) ? corral_error(c) : strerror(-r));
 		corral_free(c);
-		free(ro);
-		free(rw);
+		cli_run_free(&o);
 		return CORRAL_EXIT_INTERNAL;
 	}
 	r = corral_wait(c);
@@ -433,8 +265,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	if (tree)
 		print_tree(c, &res);
 	corral_free(c);
-	free(ro);
-	free(rw);
+	cli_run_free(&o);
 	return res.exit_code;
 }
 
