@@ -1,0 +1,622 @@
+/*
+ * audit.c - decode the calls the filter TRACEs (audit.h), and refuse them.
+ *
+ * The rule data of the seccomp stop names the call (enum filter_rule), so
+ * decoding does not depend on the task's ABI: an i386 task has other
+ * syscall numbers, and its arguments are 32-bit (their upper halves are
+ * dropped here as the kernel drops them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
+/* After <sys/ptrace.h>: the other order does not compile. */
+#include <linux/audit.h>
+#include <linux/elf.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+
+#include "audit.h"
+#include "filter.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef PR_SET_PTRACER
+#define PR_SET_PTRACER 0x59616d61
+#endif
+
+static const char *const rule_names[FILTER_RULE__COUNT] = {
+	[FILTER_RULE_SETSID] = "setsid",
+	[FILTER_RULE_SETPGID] = "setpgid",
+	[FILTER_RULE_UNSHARE] = "unshare",
+	[FILTER_RULE_SETNS] = "setns",
+	[FILTER_RULE_CLONE_NS] = "clone",
+	[FILTER_RULE_PTRACE] = "ptrace",
+	[FILTER_RULE_PRCTL] = "prctl",
+	[FILTER_RULE_MOUNT] = "mount",
+	[FILTER_RULE_UMOUNT2] = "umount2",
+	[FILTER_RULE_UMOUNT] = "umount",
+	[FILTER_RULE_MOVE_MOUNT] = "move_mount",
+	[FILTER_RULE_MOUNT_SETATTR] = "mount_setattr",
+	[FILTER_RULE_CHROOT] = "chroot",
+	[FILTER_RULE_PIVOT_ROOT] = "pivot_root",
+	[FILTER_RULE_KILL] = "kill",
+	[FILTER_RULE_TKILL] = "tkill",
+	[FILTER_RULE_TGKILL] = "tgkill",
+	[FILTER_RULE_RT_SIGQUEUEINFO] = "rt_sigqueueinfo",
+	[FILTER_RULE_RT_TGSIGQUEUEINFO] = "rt_tgsigqueueinfo",
+	[FILTER_RULE_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
+};
+
+struct flag_name {
+	unsigned long flag;
+	const char *name;
+};
+
+#define F(x) {x, #x}
+/* Namespaces first: they are what the reader looks for. */
+static const struct flag_name clone_flags[] = {
+	F(CLONE_NEWUSER), F(CLONE_NEWPID), F(CLONE_NEWNS), F(CLONE_NEWNET),
+	F(CLONE_NEWIPC), F(CLONE_NEWUTS), F(CLONE_NEWCGROUP),
+	F(CLONE_UNTRACED), F(CLONE_VM), F(CLONE_FS), F(CLONE_FILES),
+	F(CLONE_SIGHAND), F(CLONE_PIDFD), F(CLONE_PTRACE), F(CLONE_VFORK),
+	F(CLONE_PARENT), F(CLONE_THREAD), F(CLONE_SYSVSEM), F(CLONE_SETTLS),
+	F(CLONE_PARENT_SETTID), F(CLONE_CHILD_CLEARTID), F(CLONE_DETACHED),
+	F(CLONE_CHILD_SETTID), F(CLONE_IO), {0, NULL},
+};
+/* unshare also knows CLONE_NEWTIME (bit 7, the exit signal in clone). */
+static const struct flag_name unshare_flags[] = {
+	F(CLONE_NEWUSER), F(CLONE_NEWPID), F(CLONE_NEWNS), F(CLONE_NEWNET),
+	F(CLONE_NEWIPC), F(CLONE_NEWUTS), F(CLONE_NEWCGROUP), F(CLONE_NEWTIME),
+	F(CLONE_FS), F(CLONE_FILES), F(CLONE_SYSVSEM), F(CLONE_VM),
+	F(CLONE_SIGHAND), F(CLONE_THREAD), {0, NULL},
+};
+static const struct flag_name mount_flags[] = {
+	F(MS_RDONLY), F(MS_NOSUID), F(MS_NODEV), F(MS_NOEXEC),
+	F(MS_SYNCHRONOUS), F(MS_REMOUNT), F(MS_MANDLOCK), F(MS_DIRSYNC),
+	F(MS_NOATIME), F(MS_NODIRATIME), F(MS_BIND), F(MS_MOVE), F(MS_REC),
+	F(MS_SILENT), F(MS_UNBINDABLE), F(MS_PRIVATE), F(MS_SLAVE),
+	F(MS_SHARED), F(MS_RELATIME), F(MS_STRICTATIME), F(MS_LAZYTIME),
+	{0, NULL},
+};
+static const struct flag_name umount_flags[] = {
+	F(MNT_FORCE), F(MNT_DETACH), F(MNT_EXPIRE), F(UMOUNT_NOFOLLOW),
+	{0, NULL},
+};
+static const struct flag_name prctl_opts[] = {
+	F(PR_SET_CHILD_SUBREAPER), F(PR_SET_PDEATHSIG), F(PR_SET_DUMPABLE),
+	F(PR_SET_PTRACER), {0, NULL},
+};
+static const struct flag_name ptrace_reqs[] = {
+	F(PTRACE_TRACEME), F(PTRACE_ATTACH), F(PTRACE_SEIZE),
+	F(PTRACE_DETACH), F(PTRACE_INTERRUPT), F(PTRACE_CONT),
+	F(PTRACE_KILL), F(PTRACE_PEEKDATA), F(PTRACE_POKEDATA),
+	F(PTRACE_GETREGS), F(PTRACE_SETREGS), F(PTRACE_SETOPTIONS),
+	{0, NULL},
+};
+#undef F
+
+/* Bounded appender over out->text: truncates, never overflows. */
+struct text {
+	char *buf;
+	size_t cap, len;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t,
+						      const char *fmt, ...)
+{
+	if (t->len + 1 >= t->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n;
+	if (t->len >= t->cap)
+		t->len = t->cap - 1;
+}
+
+static void put_flags(struct text *t, unsigned long v,
+		      const struct flag_name *names)
+{
+	bool any = false;
+	for (; names->name; names++) {
+		if (names->flag && (v & names->flag) == names->flag) {
+			put(t, "%s%s", any ? "|" : "", names->name);
+			v &= ~names->flag;
+			any = true;
+		}
+	}
+	if (v || !any)
+		put(t, any ? "|%#lx" : "%#lx", v);
+}
+
+static void put_enum(struct text *t, unsigned long v,
+		     const struct flag_name *names)
+{
+	for (; names->name; names++)
+		if (names->flag == v) {
+			put(t, "%s", names->name);
+			return;
+		}
+	put(t, "%#lx", v);
+}
+
+static void put_sig(struct text *t, int sig)
+{
+	const char *abbrev =
+		sig > 0 && sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+	if (abbrev)
+		put(t, "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		put(t, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else
+		put(t, "%d", sig);
+}
+
+static bool member(const struct audit_tree_ops *tree, pid_t pid)
+{
+	return tree && tree->is_member && tree->is_member(pid, tree->arg);
+}
+
+static bool member_pgrp(const struct audit_tree_ops *tree, pid_t pgid)
+{
+	return tree && tree->is_member_pgrp &&
+	       tree->is_member_pgrp(pgid, tree->arg);
+}
+
+static bool is_guard(const struct audit_ctx *c, pid_t pid)
+{
+	return pid > 0 && (pid == c->guard_pid || pid == c->guard_tid);
+}
+
+static void verdict(struct audit_call *out, bool escape, const char *why)
+{
+	out->escape = escape;
+	out->why = why;
+}
+
+static void guard_verdict(struct audit_call *out, pid_t target,
+			  const char *why)
+{
+	out->target = target;
+	out->guard = true;
+	verdict(out, true, why);
+}
+
+/* A signal to one process or thread. */
+static void judge_task_signal(struct audit_call *out,
+			      const struct audit_ctx *c,
+			      const struct audit_tree_ops *tree, pid_t pid,
+			      int sig)
+{
+	out->target = pid;
+	if (sig == 0)
+		verdict(out, false, "probe, no signal sent");
+	else if (is_guard(c, pid))
+		guard_verdict(out, pid, "signal to the supervisor");
+	else if (pid <= 0)
+		verdict(out, false, "invalid target");
+	else if (member(tree, pid))
+		verdict(out, false, "");
+	else
+		verdict(out, true, "signal outside the tree");
+}
+
+static void decode_kill(struct audit_call *out, const struct audit_ctx *c,
+			const struct audit_tree_ops *tree, pid_t pid, int sig)
+{
+	if (pid > 0) {
+		judge_task_signal(out, c, tree, pid, sig);
+	} else if (sig == 0) {
+		out->target = pid;
+		verdict(out, false, "probe, no signal sent");
+	} else if (pid == 0) {
+		/* The caller's own group: members are kept out of the
+		 * supervisor's group (setpgid into it is refused). */
+		verdict(out, false, "own process group");
+	} else if (pid == -1) {
+		guard_verdict(out, -1,
+			      "signal to every process, supervisor included");
+	} else if (pid != INT32_MIN && -pid == c->guard_pgid) {
+		guard_verdict(out, pid,
+			      "signal to the supervisor's process group");
+	} else {
+		out->target = pid;
+		if (pid != INT32_MIN && member_pgrp(tree, -pid))
+			verdict(out, false, "");
+		else
+			verdict(out, true, "signal to a group outside the tree");
+	}
+}
+
+static void decode_prctl(struct audit_call *out, struct text *t,
+			 const struct audit_ctx *c,
+			 const struct audit_tree_ops *tree)
+{
+	unsigned long opt = (unsigned int)out->args[0], a = out->args[1];
+	put(t, "prctl(");
+	put_enum(t, opt, prctl_opts);
+	switch (opt) {
+	case PR_SET_PDEATHSIG:
+		put(t, ", ");
+		put_sig(t, (int)a);
+		verdict(out, false, "parent-death signal");
+		break;
+	case PR_SET_CHILD_SUBREAPER:
+		put(t, ", %lu", a);
+		if (a)
+			verdict(out, true,
+				"subreaper: orphans below it stay with it");
+		break;
+	case PR_SET_DUMPABLE:
+		put(t, ", %lu", a);
+		if (!a)
+			verdict(out, false, "not dumpable: hides its memory");
+		break;
+	case PR_SET_PTRACER:
+		/* PR_SET_PTRACER_ANY is (unsigned long)-1; an int -1 from
+		 * a 32-bit ABI reads the same after truncation. */
+		if (a == (unsigned long)-1 || a == UINT32_MAX) {
+			put(t, ", PR_SET_PTRACER_ANY");
+			verdict(out, true, "lets any process trace it");
+		} else {
+			pid_t pid = (pid_t)a;
+			put(t, ", %d", pid);
+			out->target = pid;
+			if (pid > 0 && !is_guard(c, pid) && !member(tree, pid))
+				verdict(out, true,
+					"lets a process outside the tree trace it");
+		}
+		break;
+	default:
+		put(t, ", %#lx", a);
+		break;
+	}
+	put(t, ")");
+}
+
+static void decode_ptrace(struct audit_call *out, struct text *t,
+			  const struct audit_ctx *c,
+			  const struct audit_tree_ops *tree)
+{
+	long req = (long)out->args[0];
+	pid_t pid = (pid_t)out->args[1];
+	put(t, "ptrace(");
+	put_enum(t, (unsigned long)req, ptrace_reqs);
+	if (req == PTRACE_TRACEME) {
+		/* The member is traced by corral already: the kernel says
+		 * EPERM. Still an attempt. */
+		put(t, ")");
+		verdict(out, true, "wants a tracer");
+		return;
+	}
+	put(t, ", %d)", pid);
+	out->target = pid;
+	if (is_guard(c, pid))
+		guard_verdict(out, pid, "ptrace of the supervisor");
+	else if (member(tree, pid))
+		verdict(out, true, "ptrace of a member");
+	else
+		verdict(out, true, "ptrace outside the tree");
+}
+
+static void decode_setpgid(struct audit_call *out, struct text *t,
+			   const struct audit_ctx *c,
+			   const struct audit_tree_ops *tree)
+{
+	pid_t pid = (pid_t)out->args[0], pgid = (pid_t)out->args[1];
+	put(t, "setpgid(%d, %d)", pid, pgid);
+	out->target = pgid;
+	if (pgid > 0 && pgid == c->guard_pgid)
+		guard_verdict(out, pgid, "joins the supervisor's process group");
+	else if (pgid == 0 || pgid == pid || (pid == 0 && pgid == c->caller))
+		verdict(out, false, "new process group");
+	else if (member(tree, pgid) || member_pgrp(tree, pgid))
+		/* A group numbered after a live member was made by it: a pid
+		 * is not handed out while a group bears its number. */
+		verdict(out, false, "");
+	else
+		verdict(out, true, "joins a process group outside the tree");
+}
+
+int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
+		 const struct audit_ctx *c, const struct audit_tree_ops *tree,
+		 struct audit_call *out)
+{
+	static const struct audit_ctx none;
+	struct text t;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->why = "";
+	t = (struct text){.buf = out->text, .cap = sizeof(out->text)};
+	if (!c)
+		c = &none;
+	if (!si || si->op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return -EINVAL;
+	if (!msg)
+		msg = si->seccomp.ret_data;
+	if (msg >= FILTER_RULE__COUNT || !rule_names[msg])
+		return -EINVAL;
+
+	out->nr = (long)si->seccomp.nr;
+	out->name = rule_names[msg];
+	/* A 32-bit ABI passes 32-bit registers; what is above is noise. */
+	bool narrow = !(si->arch & __AUDIT_ARCH_64BIT);
+	for (i = 0; i < 6; i++)
+		out->args[i] = narrow ? (uint32_t)si->seccomp.args[i]
+				      : si->seccomp.args[i];
+	const uint64_t *a = out->args;
+	typedef unsigned long long ull;
+
+	switch (msg) {
+	case FILTER_RULE_SETSID:
+		put(&t, "setsid()");
+		verdict(out, true, "new session");
+		break;
+	case FILTER_RULE_SETPGID:
+		decode_setpgid(out, &t, c, tree);
+		break;
+	case FILTER_RULE_UNSHARE:
+		put(&t, "unshare(");
+		put_flags(&t, (unsigned int)a[0], unshare_flags);
+		put(&t, ")");
+		verdict(out, true, "new namespace");
+		break;
+	case FILTER_RULE_SETNS:
+		put(&t, "setns(%d, ", (int)a[0]);
+		put_flags(&t, (unsigned int)a[1], unshare_flags);
+		put(&t, ")");
+		verdict(out, true, "enters another namespace");
+		break;
+	case FILTER_RULE_CLONE_NS: {
+#if defined(__s390__) || defined(__s390x__)
+		unsigned long flags = a[1];
+#else
+		unsigned long flags = a[0];
+#endif
+		put(&t, "clone(");
+		put_flags(&t, flags & ~0xffUL, clone_flags);
+		if (flags & 0xff) {
+			put(&t, "|");
+			put_sig(&t, (int)(flags & 0xff));
+		}
+		put(&t, ")");
+		verdict(out, true, "new namespace");
+		break;
+	}
+	case FILTER_RULE_PTRACE:
+		decode_ptrace(out, &t, c, tree);
+		break;
+	case FILTER_RULE_PRCTL:
+		decode_prctl(out, &t, c, tree);
+		break;
+	case FILTER_RULE_MOUNT:
+		put(&t, "mount(%#llx, %#llx, %#llx, ", (ull)a[0], (ull)a[1],
+		    (ull)a[2]);
+		put_flags(&t, a[3], mount_flags);
+		put(&t, ", %#llx)", (ull)a[4]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_UMOUNT2:
+		put(&t, "umount2(%#llx, ", (ull)a[0]);
+		put_flags(&t, (unsigned int)a[1], umount_flags);
+		put(&t, ")");
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_UMOUNT:
+		put(&t, "umount(%#llx)", (ull)a[0]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_MOVE_MOUNT:
+		put(&t, "move_mount(%d, %#llx, %d, %#llx, %#x)", (int)a[0],
+		    (ull)a[1], (int)a[2], (ull)a[3], (unsigned int)a[4]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_MOUNT_SETATTR:
+		put(&t, "mount_setattr(%d, %#llx, %#x, %#llx, %llu)",
+		    (int)a[0], (ull)a[1], (unsigned int)a[2], (ull)a[3],
+		    (ull)a[4]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_CHROOT:
+		put(&t, "chroot(%#llx)", (ull)a[0]);
+		verdict(out, true, "changes its root");
+		break;
+	case FILTER_RULE_PIVOT_ROOT:
+		put(&t, "pivot_root(%#llx, %#llx)", (ull)a[0], (ull)a[1]);
+		verdict(out, true, "changes its root");
+		break;
+	case FILTER_RULE_KILL:
+		put(&t, "kill(%d, ", (int)a[0]);
+		put_sig(&t, (int)a[1]);
+		put(&t, ")");
+		decode_kill(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_TKILL:
+		put(&t, "tkill(%d, ", (int)a[0]);
+		put_sig(&t, (int)a[1]);
+		put(&t, ")");
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_TGKILL:
+	case FILTER_RULE_RT_TGSIGQUEUEINFO:
+		put(&t, "%s(%d, %d, ", out->name, (int)a[0], (int)a[1]);
+		put_sig(&t, (int)a[2]);
+		if (msg == FILTER_RULE_RT_TGSIGQUEUEINFO)
+			put(&t, ", %#llx", (ull)a[3]);
+		put(&t, ")");
+		/* The kernel insists that tid is in tgid: either names the
+		 * process. */
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[2]);
+		if (!out->guard && (int)a[2] && is_guard(c, (int)a[1]))
+			guard_verdict(out, (int)a[1], "signal to the supervisor");
+		break;
+	case FILTER_RULE_RT_SIGQUEUEINFO:
+		put(&t, "rt_sigqueueinfo(%d, ", (int)a[0]);
+		put_sig(&t, (int)a[1]);
+		put(&t, ", %#llx)", (ull)a[2]);
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_PIDFD_SEND_SIGNAL:
+		put(&t, "pidfd_send_signal(%d, ", (int)a[0]);
+		put_sig(&t, (int)a[1]);
+		put(&t, ", %#llx, %#x)", (ull)a[2], (unsigned int)a[3]);
+		if (c->fd_target > 0) {
+			put(&t, " [pid %d]", c->fd_target);
+			judge_task_signal(out, c, tree, c->fd_target,
+					  (int)a[1]);
+		} else if ((int)a[1] == 0) {
+			verdict(out, false, "probe, no signal sent");
+		} else {
+			/* The supervisor cannot vouch for what it can't see. */
+			verdict(out, true,
+				"signal through a descriptor of unknown target");
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The number after "key" at the start of a line of a /proc file, or 0. */
+static pid_t proc_field(const char *path, const char *key)
+{
+	char buf[2048];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	size_t klen = strlen(key);
+	for (char *l = buf; l; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		if (!strncmp(l, key, klen))
+			return (pid_t)strtol(l + klen, NULL, 10);
+	}
+	return 0;
+}
+
+/*
+ * Which process descriptor fd of task tid stands for: a pidfd says it in
+ * its fdinfo ("Pid:", in the pid namespace of our /proc); a /proc/<pid>
+ * directory by its path, which names a pid of ours only when tid shares
+ * our pid namespace. 0 when unknown.
+ */
+static pid_t fd_target(pid_t tid, int fd)
+{
+	char path[64], link[64];
+	struct stat mine, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+	pid_t pid = proc_field(path, "Pid:");
+	if (pid)
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	if (strncmp(link, "/proc/", 6))
+		return 0;
+	char *end;
+	long v = strtol(link + 6, &end, 10);
+	if (v <= 0 || v > INT32_MAX || *end)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", tid);
+	if (stat("/proc/self/ns/pid", &mine) || stat(path, &theirs) ||
+	    mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev)
+		return 0;
+	return (pid_t)v;
+}
+
+int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
+		  const struct audit_tree_ops *tree, struct audit_call *out)
+{
+	struct ptrace_syscall_info si;
+
+	memset(&si, 0, sizeof(si));
+	long r = sys_ptrace(sys, PTRACE_GET_SYSCALL_INFO, tid,
+			    (void *)sizeof(si), &si);
+	if (r < 0)
+		return (int)r;
+	if (si.op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return -EINVAL;
+	if (!msg)
+		msg = si.seccomp.ret_data;
+
+	/* Only the tracer can call this: it is the supervisor the filter
+	 * guards. */
+	struct audit_ctx c = {
+		.guard_pid = getpid(),
+		.guard_tid = gettid(),
+		.guard_pgid = getpgrp(),
+		.caller = tid,
+	};
+	if (msg == FILTER_RULE_PIDFD_SEND_SIGNAL)
+		c.fd_target = fd_target(tid, (int)si.seccomp.args[0]);
+
+	int err = audit_decode(&si, msg, &c, tree, out);
+	if (err)
+		return err;
+	if (out->guard) {
+		err = audit_deny(sys, tid, EPERM);
+		if (err)
+			return err;
+		out->denied = true;
+	}
+	return 0;
+}
+
+int audit_deny(const struct corral_sys *sys, pid_t tid, int err)
+{
+	if (err <= 0 || err > 4095)
+		return -EINVAL;
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	long r = sys_ptrace(sys, PTRACE_GETREGS, tid, NULL, &regs);
+	if (r < 0)
+		return (int)r;
+	/* At a seccomp stop, syscall number -1 means "skip it"; the task
+	 * then sees whatever rax holds. */
+	regs.orig_rax = (unsigned long long)-1;
+	regs.rax = (unsigned long long)-err;
+	r = sys_ptrace(sys, PTRACE_SETREGS, tid, NULL, &regs);
+	return r < 0 ? (int)r : 0;
+#elif defined(__aarch64__)
+	int nr = -1;
+	struct iovec iov = {.iov_base = &nr, .iov_len = sizeof(nr)};
+	long r = sys_ptrace(sys, PTRACE_SETREGSET, tid,
+			    (void *)NT_ARM_SYSTEM_CALL, &iov);
+	if (r < 0)
+		return (int)r;
+	struct user_regs_struct regs;
+	iov = (struct iovec){.iov_base = &regs, .iov_len = sizeof(regs)};
+	r = sys_ptrace(sys, PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov);
+	if (r < 0)
+		return (int)r;
+	regs.regs[0] = (unsigned long long)-err;
+	r = sys_ptrace(sys, PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov);
+	return r < 0 ? (int)r : 0;
+#else
+	(void)sys;
+	(void)tid;
+	return -EOPNOTSUPP;
+#endif
+}

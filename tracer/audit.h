@@ -1,0 +1,82 @@
+/*
+ * audit.h - decode the escape-relevant calls the containment filter sends
+ * to the supervisor (SECCOMP_RET_TRACE, see filter.h) and refuse them.
+ *
+ * At a PTRACE_EVENT_SECCOMP stop the engine calls audit_inspect(), reports
+ * the result (CORRAL_EV_ESCAPE) and, depending on --escape, resumes the
+ * task (log), calls audit_deny() (deny) or ends the tree (kill).
+ *
+ * One decision is not the engine's: a call aimed at the supervisor itself
+ * (kill(-1, sig), a signal to its pid or group, ptrace of it, setpgid into
+ * its group) is refused by audit_inspect() in every mode and reported with
+ * denied = true. The filter refuses these in the kernel when escape is OFF;
+ * with escape on, it TRACEs those calls as a whole (filter.h says why).
+ */
+#ifndef CORRAL_AUDIT_H
+#define CORRAL_AUDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sys.h"
+
+/* <linux/ptrace.h>; include it after <sys/ptrace.h> where you need it. */
+struct ptrace_syscall_info;
+
+struct audit_tree_ops {
+	bool (*is_member)(pid_t pid, void *arg);      /* a live member task */
+	bool (*is_member_pgrp)(pid_t pgid, void *arg); /* a group of members */
+	void *arg;
+};
+
+struct audit_call {
+	long nr;	  /* syscall number in the task's own ABI */
+	const char *name; /* "setsid", "unshare", ... */
+	uint64_t args[6]; /* truncated to 32 bits for a 32-bit ABI */
+	char text[320];	  /* unshare(CLONE_NEWUSER|CLONE_NEWNS), kill(4242, SIGTERM) */
+	bool escape;	  /* an escape attempt */
+	const char *why;  /* short reason, "" when nothing to say */
+	pid_t target;	  /* the pid/pgid/tid the call is aimed at, 0 if none */
+	bool guard;	  /* aimed at the supervisor itself */
+	bool denied;	  /* audit_inspect() already made it fail (EPERM) */
+};
+
+/*
+ * Everything the decoder needs besides the syscall info: who the supervisor
+ * is, who calls, and for pidfd_send_signal which process its descriptor
+ * refers to (audit_inspect() resolves it from /proc, 0 = unknown).
+ */
+struct audit_ctx {
+	pid_t guard_pid, guard_tid, guard_pgid;
+	pid_t caller;	  /* the stopped tid */
+	pid_t fd_target;
+};
+
+/*
+ * Pure decoder: fill out from a PTRACE_SYSCALL_INFO_SECCOMP record and the
+ * rule data (enum filter_rule). -EINVAL if si is not a seccomp stop or the
+ * rule is unknown.
+ */
+int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
+		 const struct audit_ctx *ctx, const struct audit_tree_ops *tree,
+		 struct audit_call *out);
+
+/*
+ * tid is stopped at PTRACE_EVENT_SECCOMP; msg is PTRACE_GETEVENTMSG's value
+ * (the rule data). Reads the call with PTRACE_GET_SYSCALL_INFO through sys
+ * and decodes it; the guard is the calling process (the tracer). Refuses a
+ * call aimed at the supervisor (out->denied). 0 or -errno (-ESRCH if the
+ * task died).
+ */
+int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
+		  const struct audit_tree_ops *tree, struct audit_call *out);
+
+/*
+ * Make the stopped syscall fail with -err without running it: x86_64 sets
+ * orig_rax to -1 and rax to -err; aarch64 sets the syscall number to -1
+ * (NT_ARM_SYSTEM_CALL) and x0 to -err. 0 or -errno (-EOPNOTSUPP elsewhere).
+ */
+int audit_deny(const struct corral_sys *sys, pid_t tid, int err);
+
+#endif
