@@ -24,17 +24,18 @@ static void usage(FILE *f)
 	      "  --bwrap PATH   probe this bwrap instead of the one in PATH\n"
 	      "  -h, --help     this help\n"
 	      "\n"
-	      "Exit status: 0 the sandbox can work, 1 it cannot, 125 usage error.\n",
+	      "Exit status: 0 the sandbox can work, 1 it cannot, 125 usage "
+	      "error.\n",
 	      f);
 }
 
 int corral_probe_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "bwrap", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"json", no_argument, NULL, 'J'},
+		{"bwrap", required_argument, NULL, 'B'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
 	const char *bwrap = NULL;
@@ -55,7 +56,9 @@ int corral_probe_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "corral probe: unknown or incomplete option '%s'\n",
+			fprintf(stderr,
+				"corral probe: unknown or incomplete option "
+				"'%s'\n",
 				argv[optind - 1]);
 			usage(stderr);
 			return CORRAL_EXIT_INTERNAL;

@@ -29,7 +29,7 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 /* asm-generic values; the same on x86. */
-#define POLICY_TIOCSTI 0x5412
+#define POLICY_TIOCSTI	 0x5412
 #define POLICY_TIOCLINUX 0x541C
 
 struct deny {
@@ -46,57 +46,57 @@ static const struct deny deny_always[] = {
 	/* Supervision: a member must not trace (or be traced by) anyone but
 	 * corral; PTRACE_TRACEME would also make the member's parent its
 	 * tracer. */
-	{ "ptrace", EPERM },
+	{"ptrace", EPERM},
 	/* The filesystem view bwrap built is the sandbox: no changing it. */
-	{ "mount", EPERM },
-	{ "umount", EPERM },
-	{ "umount2", EPERM },
-	{ "pivot_root", EPERM },
-	{ "chroot", EPERM },
-	{ "move_mount", EPERM },
-	{ "open_tree", EPERM },
-	{ "fsopen", EPERM },
-	{ "fsmount", EPERM },
-	{ "fsconfig", EPERM },
-	{ "fspick", EPERM },
-	{ "mount_setattr", EPERM },
+	{"mount", EPERM},
+	{"umount", EPERM},
+	{"umount2", EPERM},
+	{"pivot_root", EPERM},
+	{"chroot", EPERM},
+	{"move_mount", EPERM},
+	{"open_tree", EPERM},
+	{"fsopen", EPERM},
+	{"fsmount", EPERM},
+	{"fsconfig", EPERM},
+	{"fspick", EPERM},
+	{"mount_setattr", EPERM},
 	/* Joining another namespace leaves the sandbox. */
-	{ "setns", EPERM },
+	{"setns", EPERM},
 	/* Large kernel attack surface, no use in a build or test. */
-	{ "bpf", EPERM },
-	{ "perf_event_open", EPERM },
-	{ "userfaultfd", EPERM },
+	{"bpf", EPERM},
+	{"perf_event_open", EPERM},
+	{"userfaultfd", EPERM},
 	/* io_uring runs socket/connect/openat from kernel context, where
 	 * this filter does not see them. */
-	{ "io_uring_setup", EPERM },
-	{ "io_uring_enter", EPERM },
-	{ "io_uring_register", EPERM },
+	{"io_uring_setup", EPERM},
+	{"io_uring_enter", EPERM},
+	{"io_uring_register", EPERM},
 	/* Keyrings are not namespaced: the user keyring is shared with the
 	 * user's processes outside. */
-	{ "keyctl", EPERM },
-	{ "add_key", EPERM },
-	{ "request_key", EPERM },
+	{"keyctl", EPERM},
+	{"add_key", EPERM},
+	{"request_key", EPERM},
 	/* Whole-machine operations. */
-	{ "kexec_load", EPERM },
-	{ "kexec_file_load", EPERM },
-	{ "init_module", EPERM },
-	{ "finit_module", EPERM },
-	{ "delete_module", EPERM },
-	{ "reboot", EPERM },
-	{ "swapon", EPERM },
-	{ "swapoff", EPERM },
-	{ "acct", EPERM },
-	{ "quotactl", EPERM },
-	{ "quotactl_fd", EPERM },
-	{ "iopl", EPERM },
-	{ "ioperm", EPERM },
-	{ "lookup_dcookie", EPERM },
+	{"kexec_load", EPERM},
+	{"kexec_file_load", EPERM},
+	{"init_module", EPERM},
+	{"finit_module", EPERM},
+	{"delete_module", EPERM},
+	{"reboot", EPERM},
+	{"swapon", EPERM},
+	{"swapoff", EPERM},
+	{"acct", EPERM},
+	{"quotactl", EPERM},
+	{"quotactl_fd", EPERM},
+	{"iopl", EPERM},
+	{"ioperm", EPERM},
+	{"lookup_dcookie", EPERM},
 	/* File handles bypass the path walk, i.e. the bind-mount view. */
-	{ "open_by_handle_at", EPERM },
-	{ "name_to_handle_at", EPERM },
+	{"open_by_handle_at", EPERM},
+	{"name_to_handle_at", EPERM},
 	/* clone3 passes its flags in memory, which seccomp cannot read;
 	 * ENOSYS makes glibc fall back to clone(), filtered below. */
-	{ "clone3", ENOSYS },
+	{"clone3", ENOSYS},
 };
 
 /*
@@ -106,8 +106,8 @@ static const struct deny deny_always[] = {
  * a member corral would not know about.
  */
 static const uint64_t ns_flags[] = {
-	CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET,
+	CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID,	CLONE_NEWNET,
 };
 
 static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
@@ -126,7 +126,7 @@ static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 static int add_masked(scmp_filter_ctx ctx, uint32_t action, const char *name,
 		      unsigned arg, uint64_t mask, uint64_t val)
 {
-	struct scmp_arg_cmp c = { arg, SCMP_CMP_MASKED_EQ, mask, val };
+	struct scmp_arg_cmp c = {arg, SCMP_CMP_MASKED_EQ, mask, val};
 	return add(ctx, action, name, 1, &c);
 }
 
@@ -141,7 +141,7 @@ static int add_arches(scmp_filter_ctx ctx)
 	 * into a denial of socketcall(SYS_SOCKET), whose arguments are in
 	 * memory).
 	 */
-	uint32_t extra[2] = { 0, 0 };
+	uint32_t extra[2] = {0, 0};
 	if (native == SCMP_ARCH_X86_64) {
 		extra[0] = SCMP_ARCH_X86;
 		extra[1] = SCMP_ARCH_X32;
@@ -169,22 +169,25 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 	if (!err)
 		err = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 				       SCMP_ACT_ERRNO(ENOSYS));
-	for (size_t i = 0; !err && i < sizeof(deny_always) / sizeof(deny_always[0]); i++)
+	for (size_t i = 0;
+	     !err && i < sizeof(deny_always) / sizeof(deny_always[0]); i++)
 		err = add(ctx, SCMP_ACT_ERRNO(deny_always[i].err),
 			  deny_always[i].name, 0, NULL);
 
-	for (size_t i = 0; !err && i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+	for (size_t i = 0; !err && i < sizeof(ns_flags) / sizeof(ns_flags[0]);
+	     i++) {
 		/* clone's flags are arg 0 on x86 and arm (not on s390). */
 		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 0,
 				 ns_flags[i], ns_flags[i]);
 		if (!err)
-			err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 0,
-					 ns_flags[i], ns_flags[i]);
+			err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare",
+					 0, ns_flags[i], ns_flags[i]);
 	}
 	if (!err)
 		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 0,
 				 CLONE_UNTRACED, CLONE_UNTRACED);
-	if (!err) /* only meaningful for unshare (clone's low byte is CSIGNAL) */
+	if (!err) /* only meaningful for unshare (clone's low byte is CSIGNAL)
+		   */
 		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 0,
 				 CLONE_NEWTIME, CLONE_NEWTIME);
 
@@ -214,8 +217,8 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
 		err = add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), "socket", 1, &c);
 		if (!err)
-			err = add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), "socketpair",
-				  1, &c);
+			err = add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT),
+				  "socketpair", 1, &c);
 	}
 	if (err) {
 		seccomp_release(ctx);
@@ -275,8 +278,9 @@ int sandbox_policy_fd(const struct corral_sandbox_config *sc)
 		err = -errno;
 	/* The program is final: nobody (a member inheriting it, a bug) may
 	 * change what bwrap will load. */
-	if (!err && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-				   F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+	if (!err &&
+	    fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		err = -errno;
 	if (err) {
 		close(fd);

@@ -52,8 +52,9 @@ int sandbox_find_bwrap(const char *override, char *out, size_t outlen)
 		size_t n = strcspn(path, ":");
 		char cand[PATH_MAX];
 		struct stat st;
-		if (n && (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n,
-					  path, name) < sizeof(cand) &&
+		if (n &&
+		    (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n,
+				     path, name) < sizeof(cand) &&
 		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(cand, X_OK) == 0) {
 			if ((size_t)snprintf(out, outlen, "%s", cand) >= outlen)
@@ -116,7 +117,7 @@ static int write_all(int fd, const char *s)
 static bool try_userns(char *err, size_t errlen)
 {
 	char map[64];
-	int fds[2], rep[2] = { 0, 0 };
+	int fds[2], rep[2] = {0, 0};
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(),
 		 (unsigned)getuid());
 	if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -132,15 +133,17 @@ static bool try_userns(char *err, size_t errlen)
 	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls: the host may be threaded. */
-		int r[2] = { 0, 0 };
+		int r[2] = {0, 0};
 		int fd;
 		close(fds[0]);
 		if (unshare(CLONE_NEWUSER) < 0) {
 			r[0] = 1, r[1] = errno;
-		} else if ((fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC)) >= 0 &&
+		} else if ((fd = open("/proc/self/setgroups",
+				      O_WRONLY | O_CLOEXEC)) >= 0 &&
 			   write_all(fd, "deny") < 0) {
 			r[0] = 2, r[1] = errno;
-		} else if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0 ||
+		} else if ((fd = open("/proc/self/uid_map",
+				      O_WRONLY | O_CLOEXEC)) < 0 ||
 			   write_all(fd, map) < 0) {
 			r[0] = 3, r[1] = errno;
 		}
@@ -160,8 +163,9 @@ static bool try_userns(char *err, size_t errlen)
 		snprintf(err, errlen, "test child failed");
 		return false;
 	}
-	static const char *const step[] = { "", "unshare(CLONE_NEWUSER)",
-					    "writing setgroups", "writing uid_map" };
+	static const char *const step[] = {"", "unshare(CLONE_NEWUSER)",
+					   "writing setgroups",
+					   "writing uid_map"};
 	if (rep[0]) {
 		snprintf(err, errlen, "%s: %s", step[rep[0]], strerror(rep[1]));
 		return false;
@@ -208,8 +212,8 @@ static bool try_ptrace(void)
  */
 static void capture_helper(char *const argv[], bool trace, int mfd, int rep)
 {
-	int r[2] = { 0, 0 }; /* -errno of the seize, wait status */
-	int sync[2] = { -1, -1 };
+	int r[2] = {0, 0}; /* -errno of the seize, wait status */
+	int sync[2] = {-1, -1};
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
 	    (trace && pipe2(sync, O_CLOEXEC) < 0))
@@ -227,7 +231,8 @@ static void capture_helper(char *const argv[], bool trace, int mfd, int rep)
 			char c;
 			close(sync[1]);
 			if (read(sync[0], &c, 1) != 1)
-				_exit(127); /* not seized: do not run untraced */
+				_exit(127); /* not seized: do not run untraced
+					     */
 		}
 		execv(argv[0], argv);
 		_exit(127);
@@ -275,7 +280,7 @@ static int run_capture(char *const argv[], bool trace, int *status, char *out,
 		       size_t outlen)
 {
 	int rep[2];
-	int r[2] = { -EIO, 0 };
+	int r[2] = {-EIO, 0};
 	int mfd = memfd_create("corral-probe", MFD_CLOEXEC);
 	if (mfd < 0)
 		return -errno;
@@ -320,7 +325,7 @@ static void first_line(char *s)
 static void get_bwrap_version(struct sandbox_probe *p)
 {
 	char out[256];
-	char *argv[] = { p->bwrap_path, (char *)"--version", NULL };
+	char *argv[] = {p->bwrap_path, (char *)"--version", NULL};
 	int st;
 	if (run_capture(argv, false, &st, out, sizeof(out)) < 0 ||
 	    !WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -339,8 +344,9 @@ static const char *true_path(void)
 /* The real profile and policy, bwrap seized as the engine seizes it. */
 static void trial_run(struct sandbox_probe *p)
 {
-	struct corral_sandbox_config sc = { .enabled = true, .workspace = "/tmp" };
-	const char *cmd[] = { true_path(), NULL };
+	struct corral_sandbox_config sc = {.enabled = true,
+					   .workspace = "/tmp"};
+	const char *cmd[] = {true_path(), NULL};
 	char out[512];
 	int st = 0;
 
@@ -395,8 +401,10 @@ static void find_cgroup2(struct sandbox_probe *p)
 		char *d = mnt;
 		for (const char *s = mnt; *s; s++) {
 			if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-			    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-				*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+			    s[3] <= '7') {
+				*d++ = (char)((s[1] - '0') * 64 +
+					      (s[2] - '0') * 8 + (s[3] - '0'));
 				s += 3;
 			} else {
 				*d++ = *s;
@@ -416,29 +424,39 @@ static void verdict(struct sandbox_probe *p)
 	size_t n = sizeof(p->reason);
 	p->sandbox_ok = false;
 	if (!p->bwrap_found) {
-		snprintf(r, n, "bubblewrap (bwrap) was not found; install the "
+		snprintf(r, n,
+			 "bubblewrap (bwrap) was not found; install the "
 			 "bubblewrap package or give its path");
 	} else if (!p->seccomp) {
-		snprintf(r, n, "the kernel does not offer seccomp filters with "
-			 "errno returns (CONFIG_SECCOMP_FILTER, Linux >= 4.14)");
+		snprintf(
+			r, n,
+			"the kernel does not offer seccomp filters with "
+			"errno returns (CONFIG_SECCOMP_FILTER, Linux >= 4.14)");
 	} else if (p->yama_ptrace_scope >= 3 ||
 		   (p->yama_ptrace_scope == 2 && !p->is_root)) {
-		snprintf(r, n, "Yama ptrace_scope is %d, which forbids corral "
-			 "to trace the sandbox%s (kernel.yama.ptrace_scope <= 1 "
-			 "is needed)", p->yama_ptrace_scope,
-			 p->yama_ptrace_scope == 2 ? " unless run as root" : "");
+		snprintf(
+			r, n,
+			"Yama ptrace_scope is %d, which forbids corral "
+			"to trace the sandbox%s (kernel.yama.ptrace_scope <= 1 "
+			"is needed)",
+			p->yama_ptrace_scope,
+			p->yama_ptrace_scope == 2 ? " unless run as root" : "");
 	} else if (!p->ptrace) {
-		snprintf(r, n, "ptrace is not permitted here (a container's "
+		snprintf(r, n,
+			 "ptrace is not permitted here (a container's "
 			 "seccomp profile or an LSM forbids PTRACE_SEIZE)");
 	} else if (!p->userns) {
-		snprintf(r, n, "user namespaces are not usable (%s)%s; enable "
+		snprintf(r, n,
+			 "user namespaces are not usable (%s)%s; enable "
 			 "them: sysctl user.max_user_namespaces > 0, "
 			 "kernel.unprivileged_userns_clone=1 on some kernels, "
 			 "or allow bwrap in AppArmor's userns restriction",
 			 p->userns_error,
 			 p->bwrap_setuid && !p->is_root
-				 ? "; bwrap is setuid, but under corral's tracer "
-				   "it runs without its privileges and needs them"
+				 ? "; bwrap is setuid, but under corral's "
+				   "tracer "
+				   "it runs without its privileges and needs "
+				   "them"
 				 : "");
 	} else if (!p->bwrap_works) {
 		snprintf(r, n, "bubblewrap cannot build the sandbox here: %s",
@@ -509,50 +527,65 @@ int sandbox_probe_print(FILE *f, const struct sandbox_probe *p, bool json)
 	if (!f || !p)
 		return -EINVAL;
 	if (json) {
-		fprintf(f, "{\"sandbox_ok\":%s,\"reason\":", jbool(p->sandbox_ok));
+		fprintf(f,
+			"{\"sandbox_ok\":%s,\"reason\":", jbool(p->sandbox_ok));
 		json_str(f, p->reason);
-		fprintf(f, ",\"bwrap_found\":%s,\"bwrap_path\":", jbool(p->bwrap_found));
+		fprintf(f, ",\"bwrap_found\":%s,\"bwrap_path\":",
+			jbool(p->bwrap_found));
 		json_str(f, p->bwrap_found ? p->bwrap_path : "");
 		fputs(",\"bwrap_version\":", f);
 		json_str(f, p->bwrap_version);
-		fprintf(f, ",\"bwrap_setuid\":%s,\"bwrap_works\":%s,\"bwrap_error\":",
+		fprintf(f,
+			",\"bwrap_setuid\":%s,\"bwrap_works\":%s,\"bwrap_"
+			"error\":",
 			jbool(p->bwrap_setuid), jbool(p->bwrap_works));
 		json_str(f, p->bwrap_error);
-		fprintf(f, ",\"userns\":%s,\"userns_error\":", jbool(p->userns));
+		fprintf(f,
+			",\"userns\":%s,\"userns_error\":", jbool(p->userns));
 		json_str(f, p->userns_error);
-		fprintf(f, ",\"seccomp\":%s,\"ptrace\":%s,\"yama_ptrace_scope\":%d,"
-			   "\"cgroup2\":%s,\"cgroup2_mount\":",
-			jbool(p->seccomp), jbool(p->ptrace), p->yama_ptrace_scope,
-			jbool(p->cgroup2));
+		fprintf(f,
+			",\"seccomp\":%s,\"ptrace\":%s,\"yama_ptrace_scope\":%"
+			"d,"
+			"\"cgroup2\":%s,\"cgroup2_mount\":",
+			jbool(p->seccomp), jbool(p->ptrace),
+			p->yama_ptrace_scope, jbool(p->cgroup2));
 		json_str(f, p->cgroup2_mount);
 		fprintf(f, ",\"is_root\":%s}\n", jbool(p->is_root));
 	} else {
 		if (p->sandbox_ok)
 			fprintf(f, "sandbox:          usable\n");
 		else
-			fprintf(f, "sandbox:          NOT usable: %s\n", p->reason);
+			fprintf(f, "sandbox:          NOT usable: %s\n",
+				p->reason);
 		if (p->bwrap_found)
-			fprintf(f, "bubblewrap:       %s (%s)%s\n", p->bwrap_path,
-				p->bwrap_version[0] ? p->bwrap_version : "version unknown",
-				p->bwrap_setuid ? ", setuid (its privileges are not "
-						  "used under corral)" : "");
+			fprintf(f, "bubblewrap:       %s (%s)%s\n",
+				p->bwrap_path,
+				p->bwrap_version[0] ? p->bwrap_version
+						    : "version unknown",
+				p->bwrap_setuid
+					? ", setuid (its privileges are not "
+					  "used under corral)"
+					: "");
 		else
 			fprintf(f, "bubblewrap:       not found\n");
 		if (p->bwrap_works)
 			fprintf(f, "trial sandbox:    ok\n");
 		else
 			fprintf(f, "trial sandbox:    failed: %s\n",
-				p->bwrap_error[0] ? p->bwrap_error : "not tried");
+				p->bwrap_error[0] ? p->bwrap_error
+						  : "not tried");
 		if (p->userns)
 			fprintf(f, "user namespaces:  yes\n");
 		else
-			fprintf(f, "user namespaces:  no (%s)\n", p->userns_error);
+			fprintf(f, "user namespaces:  no (%s)\n",
+				p->userns_error);
 		fprintf(f, "seccomp filters:  %s\n", p->seccomp ? "yes" : "no");
 		fprintf(f, "ptrace:           %s\n", p->ptrace ? "yes" : "no");
 		if (p->yama_ptrace_scope < 0)
 			fprintf(f, "yama ptrace_scope: not present\n");
 		else
-			fprintf(f, "yama ptrace_scope: %d\n", p->yama_ptrace_scope);
+			fprintf(f, "yama ptrace_scope: %d\n",
+				p->yama_ptrace_scope);
 		fprintf(f, "cgroup v2:        %s\n",
 			p->cgroup2 ? p->cgroup2_mount : "not mounted");
 		fprintf(f, "running as root:  %s\n", p->is_root ? "yes" : "no");

@@ -22,7 +22,8 @@ static bool path_under(const char *path, const char *dir)
 	size_t n = strlen(dir);
 	if (n == 1 && dir[0] == '/')
 		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 static const char *workspace_of(const struct corral_sandbox_config *sc)
@@ -41,14 +42,16 @@ static int check_bind(const char *kind, const char *path, char *err,
 	}
 	if (stat(path, &st) < 0 || !realpath(path, real)) {
 		int e = errno;
-		snprintf(err, errlen, "sandbox: %s %s: %s", kind, path, strerror(e));
+		snprintf(err, errlen, "sandbox: %s %s: %s", kind, path,
+			 strerror(e));
 		return -e;
 	}
 	/* A bind of / would cover the sandbox's own /dev, /proc and /tmp. */
 	if (strcmp(real, "/") == 0) {
 		snprintf(err, errlen,
 			 "sandbox: %s /: refusing to expose the whole root; "
-			 "name the directories you need", kind);
+			 "name the directories you need",
+			 kind);
 		return -EINVAL;
 	}
 	return 0;
@@ -72,7 +75,8 @@ int sandbox_validate(const struct corral_sandbox_config *sc, char *err,
 	char real[PATH_MAX];
 	if (stat(ws, &st) < 0 || !realpath(ws, real)) {
 		int e = errno;
-		snprintf(err, errlen, "sandbox: workspace %s: %s", ws, strerror(e));
+		snprintf(err, errlen, "sandbox: workspace %s: %s", ws,
+			 strerror(e));
 		return -e;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -81,10 +85,12 @@ int sandbox_validate(const struct corral_sandbox_config *sc, char *err,
 		return -ENOTDIR;
 	}
 	if (strcmp(real, "/") == 0) {
-		snprintf(err, errlen,
-			 "sandbox: workspace %s is the root directory; run from "
-			 "(or pass --workspace) the directory the command may write",
-			 ws);
+		snprintf(
+			err, errlen,
+			"sandbox: workspace %s is the root directory; run from "
+			"(or pass --workspace) the directory the command may "
+			"write",
+			ws);
 		return -EINVAL;
 	}
 	for (const char *const *b = sc->ro_binds; b && *b; b++) {
@@ -159,15 +165,16 @@ static void push_bind(struct vec *a, const char *opt, const char *path)
  */
 static void push_root_dirs(struct vec *a)
 {
-	static const char *const dirs[] = { "/bin",   "/sbin",  "/lib",
-					    "/lib64", "/lib32", "/libx32" };
+	static const char *const dirs[] = {"/bin",   "/sbin",  "/lib",
+					   "/lib64", "/lib32", "/libx32"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct stat st;
 		if (lstat(dirs[i], &st) < 0)
 			continue;
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
-			ssize_t n = readlink(dirs[i], target, sizeof(target) - 1);
+			ssize_t n =
+				readlink(dirs[i], target, sizeof(target) - 1);
 			if (n <= 0)
 				continue;
 			target[n] = '\0';
@@ -180,9 +187,9 @@ static void push_root_dirs(struct vec *a)
 
 static bool under_system_dir(const char *p)
 {
-	static const char *const sys[] = { "/usr", "/etc", "/proc", "/dev",
-					   "/sys", "/bin", "/sbin", "/lib",
-					   "/lib64" };
+	static const char *const sys[] = {"/usr",  "/etc", "/proc",
+					  "/dev",  "/sys", "/bin",
+					  "/sbin", "/lib", "/lib64"};
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
 		if (path_under(p, sys[i]) || path_under(sys[i], p))
 			return true;
@@ -252,9 +259,11 @@ static void push_resolv(struct vec *a)
  * at directories the sandbox does not have.
  */
 static const char *const unset_vars[] = {
-	"SSH_AUTH_SOCK",   "SSH_AGENT_PID", "GPG_AGENT_INFO",
-	"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DISPLAY",
-	"WAYLAND_DISPLAY", "XAUTHORITY",    "SESSION_MANAGER",
+	"SSH_AUTH_SOCK",   "SSH_AGENT_PID",
+	"GPG_AGENT_INFO",  "DBUS_SESSION_BUS_ADDRESS",
+	"XDG_RUNTIME_DIR", "DISPLAY",
+	"WAYLAND_DISPLAY", "XAUTHORITY",
+	"SESSION_MANAGER",
 };
 
 char **sandbox_argv(const struct corral_sandbox_config *sc,
@@ -262,7 +271,7 @@ char **sandbox_argv(const struct corral_sandbox_config *sc,
 		    const char *const *cmd)
 {
 	char bw[4096], ws[PATH_MAX], fdbuf[16];
-	struct vec a = { 0 };
+	struct vec a = {0};
 
 	if (!sc || !cmd || !cmd[0]) {
 		errno = EINVAL;

@@ -26,11 +26,11 @@
 #include "corral.h"
 
 struct sandbox_probe {
-	int yama_ptrace_scope; /* -1 if no Yama */
-	bool seccomp;	       /* seccomp filter mode with ERRNO available */
-	bool ptrace;	       /* we can PTRACE_SEIZE a child of ours */
-	bool userns;	       /* an unprivileged user namespace can be made
-				  and mapped (tried in a child) */
+	int yama_ptrace_scope;	/* -1 if no Yama */
+	bool seccomp;		/* seccomp filter mode with ERRNO available */
+	bool ptrace;		/* we can PTRACE_SEIZE a child of ours */
+	bool userns;		/* an unprivileged user namespace can be made
+				   and mapped (tried in a child) */
 	char userns_error[128]; /* what failed when !userns */
 	bool bwrap_found;
 	char bwrap_path[4096];
@@ -42,7 +42,7 @@ struct sandbox_probe {
 	bool cgroup2;
 	char cgroup2_mount[256];
 	bool is_root;
-	bool sandbox_ok; /* can --sandbox work here */
+	bool sandbox_ok;  /* can --sandbox work here */
 	char reason[512]; /* if not, why (user-facing) */
 };
 
