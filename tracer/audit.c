@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <unistd.h>
@@ -57,6 +58,42 @@ static const char *const rule_names[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_RT_SIGQUEUEINFO] = "rt_sigqueueinfo",
 	[FILTER_RULE_RT_TGSIGQUEUEINFO] = "rt_tgsigqueueinfo",
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
+};
+
+/*
+ * The native syscall of each rule. A member may stack a filter of its own
+ * whose SECCOMP_RET_TRACE data collides with ours: the stop then names
+ * another call, which must not be decoded (and denied) as ours.
+ */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifndef SYS_umount
+#define SYS_umount -1 /* not on 64-bit ABIs */
+#endif
+static const long rule_nr[FILTER_RULE__COUNT] = {
+	[FILTER_RULE_SETSID] = SYS_setsid,
+	[FILTER_RULE_SETPGID] = SYS_setpgid,
+	[FILTER_RULE_UNSHARE] = SYS_unshare,
+	[FILTER_RULE_SETNS] = SYS_setns,
+	[FILTER_RULE_CLONE_NS] = SYS_clone,
+	[FILTER_RULE_PTRACE] = SYS_ptrace,
+	[FILTER_RULE_PRCTL] = SYS_prctl,
+	[FILTER_RULE_MOUNT] = SYS_mount,
+	[FILTER_RULE_UMOUNT2] = SYS_umount2,
+	[FILTER_RULE_UMOUNT] = SYS_umount,
+	[FILTER_RULE_MOVE_MOUNT] = SYS_move_mount,
+	[FILTER_RULE_MOUNT_SETATTR] = SYS_mount_setattr,
+	[FILTER_RULE_CHROOT] = SYS_chroot,
+	[FILTER_RULE_PIVOT_ROOT] = SYS_pivot_root,
+	[FILTER_RULE_KILL] = SYS_kill,
+	[FILTER_RULE_TKILL] = SYS_tkill,
+	[FILTER_RULE_TGKILL] = SYS_tgkill,
+	[FILTER_RULE_RT_SIGQUEUEINFO] = SYS_rt_sigqueueinfo,
+	[FILTER_RULE_RT_TGSIGQUEUEINFO] = SYS_rt_tgsigqueueinfo,
+	[FILTER_RULE_PIDFD_SEND_SIGNAL] = SYS_pidfd_send_signal,
 };
 
 struct flag_name {
@@ -352,6 +389,12 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 	if (msg >= FILTER_RULE__COUNT || !rule_names[msg])
 		return -EINVAL;
 
+#ifdef NATIVE_ARCH
+	/* x32 shares the arch value; its numbers carry bit 30. */
+	if (si->arch == NATIVE_ARCH && !(si->seccomp.nr & 0x40000000) &&
+	    (long)si->seccomp.nr != rule_nr[msg])
+		return -EPROTO;
+#endif
 	out->nr = (long)si->seccomp.nr;
 	out->name = rule_names[msg];
 	/* A 32-bit ABI passes 32-bit registers; what is above is noise. */

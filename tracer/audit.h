@@ -55,8 +55,10 @@ struct audit_ctx {
 
 /*
  * Pure decoder: fill out from a PTRACE_SYSCALL_INFO_SECCOMP record and the
- * rule data (enum filter_rule). -EINVAL if si is not a seccomp stop or the
- * rule is unknown.
+ * rule data (enum filter_rule; 0 = take si's ret_data). -EINVAL if si is
+ * not a seccomp stop or the rule is unknown; -EPROTO if the call is not the
+ * rule's (a member stacked a filter of its own that TRACEs with colliding
+ * data). On either, the engine just resumes the task: not ours to judge.
  */
 int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		 const struct audit_ctx *ctx, const struct audit_tree_ops *tree,

@@ -14,6 +14,7 @@
  *    sign-extended -1 would miss a 32-bit datum).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -157,6 +158,19 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 			 ARG_INT(0, IOPRIO_WHO_PROCESS), ARG_INT(1, tid));
 	r = r ?: RULE(ctx, EPERM_ACT, "ioprio_set",
 		      ARG_INT(0, IOPRIO_WHO_PGRP), ARG_INT(1, pgid));
+	/* SIGIO: F_SETOWN names a process (or -group) that the kernel
+	 * signals on I/O, with F_SETSIG's signal, SIGKILL included, under a
+	 * same-uid check only. F_SETOWN_EX passes a pointer: not here. */
+	static const char *const fcntls[] = {"fcntl", "fcntl64"};
+	for (size_t i = 0; i < 2; i++) {
+		r = r ?: RULE(ctx, EPERM_ACT, fcntls[i], ARG_INT(1, F_SETOWN),
+			      ARG_INT(2, pid));
+		if (!r && tid != pid)
+			r = RULE(ctx, EPERM_ACT, fcntls[i],
+				 ARG_INT(1, F_SETOWN), ARG_INT(2, tid));
+		r = r ?: RULE(ctx, EPERM_ACT, fcntls[i], ARG_INT(1, F_SETOWN),
+			      ARG_INT(2, -pgid));
+	}
 	/* Typing into the terminal: ^C or ^Z for the foreground group the
 	 * supervisor may be in, or commands for the shell after corral. */
 	r = r ?: RULE(ctx, EPERM_ACT, "ioctl", ARG_INT(1, TIOCSTI));

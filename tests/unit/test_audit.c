@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <unistd.h>
 /* After <sys/ptrace.h>. */
@@ -49,6 +50,30 @@ static const struct audit_ctx ctx = {
 	.caller = CALLER,
 };
 
+static long nr_of(enum filter_rule rule)
+{
+	switch (rule) {
+	case FILTER_RULE_SETSID: return SYS_setsid;
+	case FILTER_RULE_SETPGID: return SYS_setpgid;
+	case FILTER_RULE_UNSHARE: return SYS_unshare;
+	case FILTER_RULE_SETNS: return SYS_setns;
+	case FILTER_RULE_CLONE_NS: return SYS_clone;
+	case FILTER_RULE_PTRACE: return SYS_ptrace;
+	case FILTER_RULE_PRCTL: return SYS_prctl;
+	case FILTER_RULE_MOUNT: return SYS_mount;
+	case FILTER_RULE_UMOUNT2: return SYS_umount2;
+	case FILTER_RULE_CHROOT: return SYS_chroot;
+	case FILTER_RULE_PIVOT_ROOT: return SYS_pivot_root;
+	case FILTER_RULE_KILL: return SYS_kill;
+	case FILTER_RULE_TKILL: return SYS_tkill;
+	case FILTER_RULE_TGKILL: return SYS_tgkill;
+	case FILTER_RULE_RT_SIGQUEUEINFO: return SYS_rt_sigqueueinfo;
+	case FILTER_RULE_RT_TGSIGQUEUEINFO: return SYS_rt_tgsigqueueinfo;
+	case FILTER_RULE_PIDFD_SEND_SIGNAL: return SYS_pidfd_send_signal;
+	default: return -1;
+	}
+}
+
 static struct ptrace_syscall_info mk(enum filter_rule rule, uint64_t a0,
 				     uint64_t a1, uint64_t a2, uint64_t a3)
 {
@@ -56,7 +81,7 @@ static struct ptrace_syscall_info mk(enum filter_rule rule, uint64_t a0,
 	memset(&si, 0, sizeof(si));
 	si.op = PTRACE_SYSCALL_INFO_SECCOMP;
 	si.arch = AUDIT_ARCH_X86_64;
-	si.seccomp.nr = 1234; /* not used by the decoder */
+	si.seccomp.nr = nr_of(rule);
 	si.seccomp.args[0] = a0;
 	si.seccomp.args[1] = a1;
 	si.seccomp.args[2] = a2;
@@ -309,6 +334,10 @@ static void test_bad_input(void **state)
 	si.op = PTRACE_SYSCALL_INFO_ENTRY;
 	assert_int_equal(audit_decode(&si, FILTER_RULE_SETSID, &ctx, &tree, &c),
 			 -EINVAL);
+	/* a member's own filter TRACEs write() with our setsid data */
+	si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
+	si.seccomp.nr = SYS_write;
+	assert_int_equal(audit_decode(&si, 0, &ctx, &tree, &c), -EPROTO);
 	/* no tree, no context: still decodes, conservatively */
 	si = mk(FILTER_RULE_KILL, 150, SIGTERM, 0, 0);
 	assert_int_equal(audit_decode(&si, 0, NULL, NULL, &c), 0);

@@ -181,6 +181,13 @@ static void child_off(void)
 	FAILS(setpriority(PRIO_PROCESS, guard, 19), EPERM);
 	char c = 'x';
 	FAILS(ioctl(0, TIOCSTI, &c), EPERM);
+	int pp[2];
+	CHECK(pipe(pp) == 0);
+	FAILS(fcntl(pp[0], F_SETOWN, guard), EPERM);
+	FAILS(fcntl(pp[0], F_SETOWN, -guard_pgid), EPERM);
+	CHECK(fcntl(pp[0], F_SETOWN, getpid()) == 0);
+	close(pp[0]);
+	close(pp[1]);
 
 	/* Not audited without --escape: setsid runs (in a grandchild, as a
 	 * group leader may not call it). */
