@@ -17,8 +17,9 @@
 
 #include "corral.h"
 #include "options.h"
+#include "sandbox.h"
 
-int corral_probe_main(int argc, char **argv) __attribute__((weak));
+int corral_probe_main(int argc, char **argv);
 
 static const char *prog = "corral";
 
@@ -130,6 +131,24 @@ static void collect(const struct corral_proc_info *p, void *arg)
 	};
 }
 
+/*
+ * bubblewrap exited before the command ran. Its own message is already on
+ * stderr; the probe says what the host lacks (it runs a trial sandbox,
+ * which is why it runs only now).
+ */
+static void explain_sandbox_failure(const struct corral_config *cfg)
+{
+	struct sandbox_probe p;
+	fprintf(stderr, "%s: the sandbox could not be built; the command "
+			"was not run\n",
+		prog);
+	if (sandbox_probe(cfg->sandbox.bwrap, &p) == 0 && !p.sandbox_ok)
+		fprintf(stderr, "%s: %s\n", prog, p.reason);
+	else
+		fprintf(stderr, "%s: see 'corral probe' and docs/sandbox.md\n",
+			prog);
+}
+
 static void print_node(const struct tree *t, size_t i, const char *prefix,
 		       bool last, bool top)
 {
@@ -220,9 +239,9 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		cli_run_free(&o);
-		if (r == -ENOENT && !strstr(err, "journal"))
+		if (r == -ENOENT)
 			return CORRAL_EXIT_NOTFOUND;
-		if (r == -EACCES && !strstr(err, "journal"))
+		if (r == -EACCES)
 			return CORRAL_EXIT_NOEXEC;
 		return CORRAL_EXIT_INTERNAL;
 	}
@@ -245,6 +264,8 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	if (res.exec_failed)
 		fprintf(stderr, "%s: %s: %s\n", prog, cfg.argv[0],
 			strerror(res.exec_errno));
+	if (res.sandbox_failed)
+		explain_sandbox_failure(&cfg);
 	if (!quiet) {
 		if (res.reason == CORRAL_REASON_TIMEOUT)
 			fprintf(stderr, "%s: timeout after %gs: tree ended, %lu "
@@ -285,10 +306,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1, argv);
-	if (!strcmp(argv[1], "probe")) {
-		if (!corral_probe_main)
-			die_usage("probe is not built in");
+	if (!strcmp(argv[1], "probe"))
 		return corral_probe_main(argc - 1, argv + 1);
-	}
 	die_usage("unknown command '%s'", argv[1]);
 }

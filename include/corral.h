@@ -123,6 +123,7 @@ struct corral_event {
 	int nframes;
 	const char *error; /* STACK: why the unwind stopped early */
 	const char *raw;   /* SNAPSHOT: the members, a JSON array */
+	const char *verdict; /* ESCAPE: "log", "deny", "kill" */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -183,8 +184,11 @@ struct corral;
 
 /*
  * Validate the configuration and acquire what the run needs (journal,
- * signal handling). Nothing is started. On error *out is NULL and, when
- * errbuf is given, it holds a message for the user.
+ * signal handling, containment filter, sandbox policy). Nothing is
+ * started. On error *out is NULL and, when errbuf is given, it holds a
+ * message for the user. -ENOENT and -EACCES mean the command cannot be
+ * found or executed (exit 127, 126); -EOPNOTSUPP that --sandbox cannot
+ * work here; anything else is a bad configuration or a resource (125).
  */
 int corral_new(const struct corral_config *cfg, struct corral **out,
 	       char *errbuf, size_t errlen);
@@ -258,6 +262,7 @@ struct corral_result {
 	int status;	/* the command's wait status */
 	bool exec_failed;
 	int exec_errno;
+	bool sandbox_failed; /* bubblewrap gave up before the command ran */
 	enum corral_reason reason; /* why the tree was ended, NONE if not */
 	int term_signal;	   /* signal that asked corral to end */
 	unsigned long processes; /* processes seen (first included) */
@@ -267,6 +272,9 @@ struct corral_result {
 	unsigned long survivors; /* members alive after the end: must be 0 */
 	unsigned long left;	 /* members alive when the command exited */
 	unsigned long unstopped; /* members stop-all could not stop in time */
+	unsigned long stacks;	 /* stack events written */
+	unsigned long stacks_skipped; /* threads not stacked (budget) */
+	unsigned long escapes;	 /* escape-relevant calls seen */
 	double t_grace, t_stop, t_kill; /* seconds spent in each phase */
 	double t_end;			/* total run time */
 };

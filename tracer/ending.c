@@ -38,18 +38,24 @@ static int term_one(struct task *t, void *arg)
 
 static void finish_now(struct corral *c)
 {
-	double now = corral_now(c);
-	if (c->phase == PH_GRACE)
-		c->res.t_grace = now - c->grace_start;
+	c->res.t_grace = corral_now(c) - c->grace_start;
 	corral_stop_all(c);
+	stacks_at_end(c);
 	corral_kill_all(c);
 }
 
+/*
+ * Starting to end the tree never stops or kills on the spot: it is often
+ * decided in the middle of handling a batch of events (a fork past
+ * --max-procs, an escape), where a nested wait would trample the batch.
+ * Stop-all and kill-all run from ending_tick(), called by the loop between
+ * batches; no grace is a grace that is already over.
+ */
 void ending_begin(struct corral *c, enum corral_reason why, int sig)
 {
 	if (c->phase == PH_GRACE) {
 		/* Asked again while waiting: no more grace. */
-		finish_now(c);
+		c->grace_deadline = corral_now(c);
 		return;
 	}
 	if (c->phase != PH_RUN)
@@ -68,14 +74,11 @@ void ending_begin(struct corral *c, enum corral_reason why, int sig)
 	 */
 	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
 		     why != CORRAL_REASON_ESCAPE;
-	if (!grace) {
-		finish_now(c);
-		return;
-	}
 	c->phase = PH_GRACE;
 	c->grace_start = corral_now(c);
-	c->grace_deadline = c->grace_start + c->cfg.kill_after;
-	table_foreach_live(&c->tab, term_one, c);
+	c->grace_deadline = c->grace_start + (grace ? c->cfg.kill_after : 0);
+	if (grace)
+		table_foreach_live(&c->tab, term_one, c);
 }
 
 void ending_tick(struct corral *c)

@@ -93,6 +93,8 @@ struct task *engine_add_root(struct corral *c, pid_t pid)
 	t->creator = t->creator_tgid = c->self;
 	t->born = corral_now(c);
 	table_set_state(&c->tab, t, TS_RUNNING);
+	if (c->sandboxed)
+		t->flags |= TF_SETUP;
 	c->res.processes = 1;
 	return t;
 }
@@ -326,6 +328,12 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	}
 	if (t->flags & TF_SETUP)
 		child->flags |= TF_SETUP;
+	if (c->sandboxed) {
+		pid_t tg, pp;
+		c->sys->ids(c->sys->ctx, ct, &tg, &pp, &child->nspid);
+		if (child->nspid == ct)
+			child->nspid = 0;
+	}
 	if (type == CORRAL_EV_VFORK) {
 		child->vfork_parent = t->tid;
 		t->flags |= TF_VFORK_WAIT;
@@ -354,6 +362,15 @@ static void on_exec(struct corral *c, struct task *t)
 		former = 0;
 	}
 	release_vfork_parent(c, t);
+	/*
+	 * Under --sandbox everything before the command is bubblewrap's
+	 * setup. bwrap itself is the root's first exec; any later exec of
+	 * a setup task is the command starting inside the sandbox.
+	 */
+	if ((t->flags & TF_SETUP) && (t->tid != c->root || c->root_execed))
+		t->flags &= ~TF_SETUP;
+	if (!(t->flags & TF_SETUP))
+		c->command_execed = true;
 	t->flags |= TF_EXECED;
 	c->res.execs++;
 	if (t->tid == c->root)
@@ -421,6 +438,9 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 static void on_signal(struct corral *c, struct task *t, int sig)
 {
 	emit_task(c, CORRAL_EV_SIGNAL, t, sig);
+	/* Before the signal is delivered: the stack is still the crash's. */
+	if ((c->cfg.stacks & CORRAL_STACKS_CRASH) && stacks_is_crash(sig))
+		stacks_one(c, t, "crash");
 	/* Delivered unchanged: a traced command must behave as untraced. */
 	engine_resume(c, t, sig);
 }

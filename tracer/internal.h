@@ -24,6 +24,8 @@
 #include "sys.h"
 #include "table.h"
 
+struct corral_unwinder;
+
 enum phase {
 	PH_RUN,	     /* supervising */
 	PH_GRACE,    /* SIGTERM sent to every member, waiting for the grace */
@@ -60,6 +62,13 @@ struct corral {
 	bool sigpipe_was_ignored;
 	int spawn_stage; /* what failed in the child: 0 exec, 1 filter */
 	struct sock_fprog filter;
+	struct corral_unwinder *unw; /* created at the first stack */
+	bool sandboxed;
+	bool command_execed; /* the command (not bwrap's setup) has exec'd */
+	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
+	int ttyfd;	     /* our controlling terminal, -1 if none */
+	bool cmd_own_group;  /* the command gets a new process group */
+	bool tty_given;	     /* we gave it the terminal's foreground */
 
 	enum phase phase;
 	bool holding;	      /* stop-all active: keep every stop held */
@@ -81,6 +90,15 @@ struct corral {
 };
 
 double corral_now(const struct corral *c);
+
+/* groups.c: keep the command out of corral's process group. */
+int groups_prepare(struct corral *c);
+void groups_parent(struct corral *c); /* in corral, right after fork */
+void groups_child(struct corral *c);  /* in the child, before exec */
+void groups_restore(struct corral *c);
+
+/* sandbox_run.c: --sandbox, what to spawn instead of the command. */
+int sandbox_prepare(struct corral *c, char *err, size_t errlen);
 
 /* spawn.c: after the first process ended without exec, why. */
 void spawn_read_error(struct corral *c);
@@ -110,6 +128,12 @@ void corral_wait_kernel(struct corral *c, double timeout);
 int journal_open(struct corral *c, char *err, size_t errlen);
 void journal_event(struct corral *c, const struct corral_event *ev);
 void journal_close(struct corral *c);
+
+/* stacks.c */
+void stacks_one(struct corral *c, struct task *t, const char *why);
+void stacks_all(struct corral *c, const char *why);
+void stacks_at_end(struct corral *c);
+bool stacks_is_crash(int sig);
 
 /* Emit an event to the journal and the callback. */
 void corral_emit(struct corral *c, struct corral_event *ev);

@@ -87,6 +87,24 @@ static void put_signal(struct sbuf *b, int sig)
 	put_num(b, "signo", sig);
 }
 
+static void put_frames(struct sbuf *b, const struct corral_frame *f, int n)
+{
+	sb_json_key(b, "frames");
+	sb_putc(b, '[');
+	for (int i = 0; i < n; i++) {
+		sb_printf(b, "%s{\"ip\":\"0x%llx\"", i ? "," : "",
+			  (unsigned long long)f[i].ip);
+		if (f[i].func) {
+			put_str(b, "func", f[i].func);
+			put_num(b, "off", (long)f[i].off);
+		}
+		if (f[i].module)
+			put_str(b, "module", f[i].module);
+		sb_putc(b, '}');
+	}
+	sb_putc(b, ']');
+}
+
 static void put_end(struct corral *c, struct sbuf *b)
 {
 	const struct corral_result *r = &c->res;
@@ -115,6 +133,10 @@ static void put_end(struct corral *c, struct sbuf *b)
 	sb_printf(b, "{\"grace\":%.6f,\"stop\":%.6f,\"kill\":%.6f}",
 		  r->t_grace, r->t_stop, r->t_kill);
 	put_time(b, "duration", r->t_end);
+	if (r->escapes)
+		put_num(b, "escapes", (long)r->escapes);
+	if (r->stacks)
+		put_num(b, "stacks", (long)r->stacks);
 	if (c->jerrors)
 		put_num(b, "journal_errors", (long)c->jerrors);
 }
@@ -189,7 +211,22 @@ static void format(struct corral *c, const struct corral_event *ev,
 		break;
 	case CORRAL_EV_DENIED:
 		if (ev->detail)
+			put_str(b, "detail", ev->detail);
+		break;
+	case CORRAL_EV_ESCAPE:
+		if (ev->detail)
 			put_str(b, "call", ev->detail);
+		if (ev->verdict)
+			put_str(b, "verdict", ev->verdict);
+		if (ev->error && *ev->error)
+			put_str(b, "why", ev->error);
+		break;
+	case CORRAL_EV_STACK:
+		if (ev->detail)
+			put_str(b, "why", ev->detail);
+		put_frames(b, ev->frames, ev->nframes);
+		if (ev->error)
+			put_str(b, "error", ev->error);
 		break;
 	default:
 		if (ev->detail)

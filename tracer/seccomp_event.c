@@ -1,10 +1,90 @@
 /*
  * seccomp_event.c - PTRACE_EVENT_SECCOMP stops: a member made a call that
- * the containment filter marked SECCOMP_RET_TRACE (the escape audit).
+ * the containment filter marks SECCOMP_RET_TRACE (the escape audit, see
+ * filter.h). The filter selects the calls, so the tree pays a stop only for
+ * them; audit.c decodes the call; here the verdict is applied:
+ *
+ *   log   the call runs; one `escape` event records it
+ *   deny  the call fails with EPERM (audit_deny) and is recorded
+ *   kill  recorded, then the whole tree is ended (exit 123)
+ *
+ * bubblewrap's own setup (tasks marked setup) needs unshare, clone with
+ * namespace flags and mount; those are recorded and always allowed, or
+ * --sandbox could never start. Calls aimed at corral itself are refused
+ * by audit_inspect() in every mode.
  */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+
+#include "audit.h"
 #include "internal.h"
+
+static bool is_member(pid_t pid, void *arg)
+{
+	struct corral *c = arg;
+	return table_find(&c->tab, pid) != NULL;
+}
+
+static bool is_member_pgrp(pid_t pgid, void *arg)
+{
+	/*
+	 * A group is the tree's when its leader is a member: a member that
+	 * made a group is its leader, and a group outside the tree has a
+	 * leader we never saw.
+	 */
+	return is_member(pgid, arg);
+}
 
 void engine_seccomp(struct corral *c, struct task *t)
 {
+	unsigned long msg = 0;
+	if (sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
+		return; /* killed mid-stop */
+	struct audit_tree_ops ops = {is_member, is_member_pgrp, c};
+	struct audit_call call;
+	if (audit_inspect(c->sys, t->tid, msg, &ops, &call) < 0) {
+		engine_resume(c, t, 0);
+		return;
+	}
+	enum corral_escape_mode mode = c->cfg.escape;
+	const char *verdict;
+	if (call.denied) {
+		verdict = "deny";
+	} else if (!call.escape) {
+		verdict = "allow";
+	} else if (t->flags & TF_SETUP) {
+		verdict = "setup";
+	} else if (mode == CORRAL_ESCAPE_DENY) {
+		audit_deny(c->sys, t->tid, EPERM);
+		verdict = "deny";
+	} else if (mode == CORRAL_ESCAPE_KILL) {
+		verdict = "kill";
+	} else {
+		verdict = "log";
+	}
+	/* Calls the filter must trace but that are no escape stay quiet. */
+	if (call.escape || call.denied) {
+		c->res.escapes++;
+		struct corral_event ev = {
+			.type = CORRAL_EV_ESCAPE,
+			.pid = t->tid,
+			.tgid = t->tgid,
+			.nspid = t->nspid,
+			.setup = t->flags & TF_SETUP,
+			.detail = call.text,
+			.error = call.why,
+			.verdict = verdict,
+		};
+		corral_emit(c, &ev);
+		if (c->cfg.stacks & CORRAL_STACKS_ESCAPE)
+			stacks_one(c, t, "escape");
+	}
+	if (verdict[0] == 'k') {
+		/* Held: it must not complete the call while the tree ends. */
+		table_set_state(&c->tab, t, TS_HELD);
+		ending_begin(c, CORRAL_REASON_ESCAPE, 0);
+		return;
+	}
 	engine_resume(c, t, 0);
 }

@@ -23,11 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
-#if __has_include("filter.h")
 #include "filter.h"
-#define HAVE_FILTER 1
-#endif
+#include "internal.h"
 
 extern char **environ;
 
@@ -52,6 +49,7 @@ static void child_fail(int fd, int stage, int err, int code)
 static __attribute__((noreturn)) void child(struct corral *c, int go,
 					     int errfd, pid_t parent)
 {
+	groups_child(c);
 	/* The command gets the signal state corral was given. */
 	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 	if (c->cfg.handle_signals)
@@ -68,13 +66,11 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 	close(go);
 	/* Seized: EXITKILL takes over from the death signal. */
 	prctl(PR_SET_PDEATHSIG, 0);
-#ifdef HAVE_FILTER
 	if (c->filter.len) {
 		int r = filter_install(&c->filter);
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
 	}
-#endif
 	execve(c->exe, c->spawn_argv, environ);
 	int e = errno;
 	child_fail(errfd, 0, e,
@@ -114,9 +110,14 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		child(c, go[0], ep[1], parent);
 	}
+	groups_parent(c);
 	close(go[0]);
 	close(ep[1]);
 	c->errpipe = ep[0];
+	if (c->policy_fd >= 0) { /* bwrap has its copy */
+		close(c->policy_fd);
+		c->policy_fd = -1;
+	}
 	long r = sys_ptrace(c->sys, PTRACE_SEIZE, pid, 0,
 			    (void *)(long)SEIZE_OPTIONS);
 	if (r < 0) {

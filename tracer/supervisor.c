@@ -22,7 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
+#include "sandbox.h"
 #include "internal.h"
+#include "unwind.h"
 
 static double mono(void)
 {
@@ -112,9 +115,19 @@ static int setup_signals(struct corral *c)
 	}
 	if (c->cfg.watch_parent)
 		sigaddset(&set, SIGUSR2);
+	/*
+	 * corral is not in its command's process group (groups.c); blocked
+	 * SIGTTOU/SIGTTIN let it write its report to the terminal and hand
+	 * the terminal back without being stopped as a background job.
+	 */
+	sigset_t bg;
+	sigemptyset(&bg);
+	sigaddset(&bg, SIGTTOU);
+	sigaddset(&bg, SIGTTIN);
 	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
 		return -errno;
 	c->mask_set = true;
+	sigprocmask(SIG_BLOCK, &bg, NULL);
 	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (c->sigfd < 0)
 		return -errno;
@@ -160,7 +173,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	c->sys = &corral_sys_real;
 	c->self = getpid();
 	c->parent = getppid();
-	c->jfd = c->errpipe = c->sigfd = -1;
+	c->jfd = c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = -1;
 	c->t0 = mono();
 	int r = table_init(&c->tab);
 	if (r < 0)
@@ -172,9 +185,39 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 		goto fail;
 	}
 	c->spawn_argv = (char **)cfg->argv;
+	if (cfg->sandbox.enabled) {
+		r = sandbox_prepare(c, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
 	r = journal_open(c, err, errlen);
-	if (r < 0)
+	if (r < 0) {
+		r = -EIO; /* -ENOENT/-EACCES are for the command only */
 		goto fail;
+	}
+	r = groups_prepare(c);
+	if (r < 0) {
+		snprintf(err, errlen, "process group setup: %s", strerror(-r));
+		goto fail;
+	}
+	struct filter_params fp = {
+		.guard_pid = c->self,
+		.guard_pgid = c->self, /* see groups_prepare() */
+		.guard_tid = gettid(),
+		.escape = cfg->escape,
+	};
+	r = filter_build(&fp, &c->filter);
+	if (r < 0) {
+		snprintf(err, errlen, "containment filter: %s", strerror(-r));
+		r = -EIO;
+		goto fail;
+	}
+	/*
+	 * A non-dumpable supervisor cannot have its memory written through
+	 * /proc/PID/mem or its oom_score_adj changed by a same-uid member
+	 * (there may be no Yama to stop it). See docs/threat-model.md.
+	 */
+	prctl(PR_SET_DUMPABLE, 0);
 	r = setup_signals(c);
 	if (r < 0) {
 		snprintf(err, errlen, "signal setup: %s", strerror(-r));
@@ -295,6 +338,8 @@ static void check_deadlines(struct corral *c)
 static int compute_exit(const struct corral *c)
 {
 	const struct corral_result *r = &c->res;
+	if (r->sandbox_failed)
+		return CORRAL_EXIT_INTERNAL;
 	if (r->exec_failed) {
 		if (c->spawn_stage != 0)
 			return CORRAL_EXIT_INTERNAL;
@@ -330,6 +375,11 @@ static void finish(struct corral *c)
 	c->phase = PH_DONE;
 	if (!c->root_execed)
 		spawn_read_error(c);
+	/* bwrap gave up before the command ran: the sandbox failed. */
+	if (c->sandboxed && !c->command_execed && !c->res.exec_failed &&
+	    c->res.reason == CORRAL_REASON_NONE)
+		c->res.sandbox_failed = true;
+	groups_restore(c);
 	c->res.exit_code = compute_exit(c);
 	c->res.t_end = corral_now(c);
 	struct corral_event ev = {.type = CORRAL_EV_END,
@@ -388,8 +438,10 @@ int corral_wait(struct corral *c)
 
 void corral_request_end(struct corral *c, enum corral_reason why)
 {
-	if (c->root && !c->finished)
-		ending_begin(c, why, 0);
+	if (!c->root || c->finished)
+		return;
+	ending_begin(c, why, 0);
+	ending_tick(c); /* without a grace, done before returning */
 }
 
 void corral_result(const struct corral *c, struct corral_result *r)
@@ -460,11 +512,17 @@ void corral_free(struct corral *c)
 		close(c->errpipe);
 	if (c->sigfd >= 0)
 		close(c->sigfd);
+	groups_restore(c);
+	if (c->policy_fd >= 0)
+		close(c->policy_fd);
+	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
+		sandbox_argv_free(c->spawn_argv);
 	if (c->mask_set)
 		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 	table_destroy(&c->tab);
 	free(c->batch);
 	free(c->exe);
-	free(c->filter.filter);
+	filter_release(&c->filter);
+	unwinder_free(c->unw);
 	free(c);
 }

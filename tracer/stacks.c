@@ -1,0 +1,121 @@
+/*
+ * stacks.c - when to take stacks and how they reach the journal.
+ *
+ * The unwinding itself is unwind.c (libunwind-ptrace). Here: the moments
+ * (--stacks: after stop-all when the tree is ended for a timeout, a signal
+ * or what the command left behind; at the signal-delivery stop of a crash;
+ * at an escape's seccomp stop; in a snapshot), the time budget for a large
+ * tree, and the journal event. A thread whose unwind fails gets the frames
+ * that could be had and the reason; corral itself never fails on it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "unwind.h"
+
+static bool ensure_unwinder(struct corral *c)
+{
+	if (!c->unw && unwinder_new(&c->unw) < 0)
+		return false;
+	return c->unw != NULL;
+}
+
+void stacks_one(struct corral *c, struct task *t, const char *why)
+{
+	struct corral_frame frames[UNWINDER_MAX_FRAMES];
+	const char *err = NULL;
+	int n = -ENOMEM;
+	if (ensure_unwinder(c))
+		n = unwinder_stack(c->unw, t->tgid, t->tid, frames,
+				   UNWINDER_MAX_FRAMES, &err);
+	if (n < 0) {
+		if (!err)
+			err = strerror(-n);
+		n = 0;
+	}
+	struct corral_event ev = {
+		.type = CORRAL_EV_STACK,
+		.pid = t->tid,
+		.tgid = t->tgid,
+		.nspid = t->nspid,
+		.setup = t->flags & TF_SETUP,
+		.detail = why,
+		.frames = frames,
+		.nframes = n,
+		.error = err,
+	};
+	corral_emit(c, &ev);
+	c->res.stacks++;
+}
+
+struct round {
+	struct corral *c;
+	const char *why;
+	double deadline;
+	unsigned long skipped;
+};
+
+static int stack_held(struct task *t, void *arg)
+{
+	struct round *r = arg;
+	/* Only a task in a ptrace-stop can be unwound. */
+	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
+		return 0;
+	if (corral_now(r->c) > r->deadline) {
+		r->skipped++;
+		return 0;
+	}
+	stacks_one(r->c, t, r->why);
+	return 0;
+}
+
+/* Every thread of every member, within the budget. Tree must be held. */
+void stacks_all(struct corral *c, const char *why)
+{
+	struct round r = {c, why, corral_now(c) + c->cfg.stack_budget, 0};
+	table_foreach_live(&c->tab, stack_held, &r);
+	if (r.skipped) {
+		char d[96];
+		snprintf(d, sizeof(d),
+			 "stack budget of %gs spent: %lu thread(s) skipped",
+			 c->cfg.stack_budget, r.skipped);
+		struct corral_event ev = {.type = CORRAL_EV_STACK,
+					  .detail = why,
+					  .error = d};
+		corral_emit(c, &ev);
+		c->res.stacks_skipped += r.skipped;
+	}
+}
+
+void stacks_at_end(struct corral *c)
+{
+	unsigned want = 0;
+	switch (c->res.reason) {
+	case CORRAL_REASON_TIMEOUT:
+		want = CORRAL_STACKS_TIMEOUT;
+		break;
+	case CORRAL_REASON_SIGNAL:
+	case CORRAL_REASON_PARENT:
+		want = CORRAL_STACKS_SIGNAL;
+		break;
+	case CORRAL_REASON_EXITED:
+		want = CORRAL_STACKS_EXITLEFT;
+		break;
+	case CORRAL_REASON_ESCAPE:
+		want = CORRAL_STACKS_ESCAPE;
+		break;
+	default:
+		break;
+	}
+	if (c->cfg.stacks & want)
+		stacks_all(c, corral_reason_name(c->res.reason));
+}
+
+bool stacks_is_crash(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGABRT;
+}
