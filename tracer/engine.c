@@ -230,6 +230,14 @@ static int emit_left(struct task *t, void *arg)
 		return 0;
 	t->flags |= TF_LEFT;
 	c->res.left++;
+	if (!t->argv) {
+		/* A fork that never exec'd: what it runs is in /proc now. */
+		char *block = NULL, **argv = NULL;
+		if (c->sys->argv(c->sys->ctx, t->tid, &block, &argv) == 0)
+			task_set_exec(t, c->sys->exe(c->sys->ctx, t->tid),
+				      block, argv);
+		t->nexecs = 0;
+	}
 	struct corral_event ev = {
 		.type = CORRAL_EV_LEFT,
 		.pid = t->tid,

@@ -110,7 +110,9 @@ static void put_end(struct corral *c, struct sbuf *b)
 	const struct corral_result *r = &c->res;
 	put_num(b, "exit_code", r->exit_code);
 	put_str(b, "reason", corral_reason_name(r->reason));
-	if (r->exec_failed) {
+	if (r->sandbox_failed) {
+		sb_puts(b, ",\"sandbox_failed\":true");
+	} else if (r->exec_failed) {
 		put_str(b, "exec_error", strerror(r->exec_errno));
 	} else if (WIFSIGNALED(r->status)) {
 		put_signal(b, WTERMSIG(r->status));

@@ -102,6 +102,8 @@ static int resolve_exe(const char *name, char **out)
 	return err;
 }
 
+static int compute_exit(const struct corral *c);
+
 static int setup_signals(struct corral *c)
 {
 	sigset_t set;
@@ -148,6 +150,19 @@ static int setup_signals(struct corral *c)
 	return 0;
 }
 
+/*
+ * Nothing will be started: the journal, already opened, still says what
+ * was asked and how it ended.
+ */
+static void refuse(struct corral *c)
+{
+	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
+	corral_emit(c, &start);
+	c->res.exit_code = compute_exit(c);
+	struct corral_event end = {.type = CORRAL_EV_END};
+	corral_emit(c, &end);
+}
+
 int corral_new(const struct corral_config *cfg, struct corral **out,
 	       char *err, size_t errlen)
 {
@@ -178,22 +193,28 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	int r = table_init(&c->tab);
 	if (r < 0)
 		goto fail;
-	r = resolve_exe(cfg->argv[0], &c->exe);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", cfg->argv[0],
-			 r == -ENOENT ? "command not found" : strerror(-r));
-		goto fail;
-	}
 	c->spawn_argv = (char **)cfg->argv;
-	if (cfg->sandbox.enabled) {
-		r = sandbox_prepare(c, err, errlen);
-		if (r < 0)
-			goto fail;
-	}
 	r = journal_open(c, err, errlen);
 	if (r < 0) {
 		r = -EIO; /* -ENOENT/-EACCES are for the command only */
 		goto fail;
+	}
+	r = resolve_exe(cfg->argv[0], &c->exe);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", cfg->argv[0],
+			 r == -ENOENT ? "command not found" : strerror(-r));
+		c->res.exec_failed = true;
+		c->res.exec_errno = -r;
+		refuse(c);
+		goto fail;
+	}
+	if (cfg->sandbox.enabled) {
+		r = sandbox_prepare(c, err, errlen);
+		if (r < 0) {
+			c->res.sandbox_failed = true;
+			refuse(c);
+			goto fail;
+		}
 	}
 	r = groups_prepare(c);
 	if (r < 0) {
