@@ -29,6 +29,9 @@
  * ("until the next unwinder_stack call") holds even across
  * unwinder_forget().
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* process_vm_readv */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -82,6 +85,38 @@ struct uw_proc {
 
 	struct uw_sym *syms; /* open addressing, capacity a power of 2 */
 	size_t nsyms, capsyms;
+
+	/*
+	 * The vDSO: libunwind-ptrace finds unwind info by opening the file a
+	 * mapping comes from, and "[vdso]" is no file. A thread interrupted
+	 * in clock_gettime (busy loops!) would then be unwound by guesswork
+	 * past its first frame. We read the image from the process instead.
+	 */
+	uint64_t vdso_start, vdso_end; /* from the maps, 0 if none */
+	bool vdso_tried, vdso_ok;
+	unw_dyn_info_t vdso_di;	  /* its .eh_frame_hdr search table */
+	unsigned char *vdso_img;  /* copy of the mapping */
+	uint64_t vdso_bias;	  /* address = bias + ELF vaddr */
+	const Elf64_Sym *vdso_syms;
+	size_t vdso_nsyms;
+	const char *vdso_strs;
+	size_t vdso_strsz;
+};
+
+/*
+ * The walk in progress, for our accessors. libunwind passes them the _UPT
+ * context as `arg` (it must: _UPT_find_proc_info calls back into the
+ * address space's accessors with the arg it was given, so a wrapper arg
+ * would reach _UPT code that expects its own), and this says which process
+ * and registers go with that context. Thread-local: unwinders used from
+ * different threads do not meet.
+ */
+struct uw_arg {
+	void *upt;	   /* _UPT context of the thread */
+	struct uw_proc *p; /* its process */
+#if defined(__x86_64__)
+	struct user_regs_struct regs; /* fetched once, for access_reg */
+#endif
 };
 
 #define UW_BUCKETS 256
@@ -134,6 +169,8 @@ static const char *init_reason(int err)
 	return "unw_init_remote: failed";
 }
 
+static unw_accessors_t uw_accessors;
+
 /* ------------------------------------------------------------------ */
 /* Per-process state */
 
@@ -151,6 +188,7 @@ static void proc_free(struct uw_proc *p)
 		free(p->paths[i]);
 	free(p->paths);
 	free(p->maps);
+	free(p->vdso_img);
 	free(p);
 }
 
@@ -182,9 +220,10 @@ static int proc_get(struct corral_unwinder *u, pid_t tgid,
 	/*
 	 * One address space per process: libunwind caches per address space,
 	 * and every thread of a process shares its code, hence its CFI. The
-	 * byte order 0 means "the host's".
+	 * byte order 0 means "the host's". The accessors are _UPT_accessors
+	 * with a few additions (uw_accessors, below).
 	 */
-	p->as = unw_create_addr_space(&_UPT_accessors, 0);
+	p->as = unw_create_addr_space(&uw_accessors, 0);
 	if (!p->as) {
 		free(p);
 		return -ENOMEM;
@@ -268,6 +307,10 @@ static int maps_read(struct corral_unwinder *u, struct uw_proc *p)
 		name[strcspn(name, "\n")] = 0;
 		if (!*name)
 			continue;
+		if (!strcmp(name, "[vdso]")) {
+			p->vdso_start = start;
+			p->vdso_end = end;
+		}
 		const char *interned = intern_path(p, name);
 		if (!interned) {
 			err = -ENOMEM;
@@ -438,6 +481,260 @@ static void symbolize(struct corral_unwinder *u, struct uw_proc *p,
 }
 
 /* ------------------------------------------------------------------ */
+/* The vDSO, read from the process's memory */
+
+/* libunwind's own search over an .eh_frame_hdr table (what _UPT uses). */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
+					      unw_word_t ip,
+					      unw_dyn_info_t *di,
+					      unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_datarel 0x30
+
+/* Is [off, off + len) inside an image of size size? */
+static bool in_img(uint64_t off, uint64_t len, size_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/*
+ * Copy the [vdso] mapping and find in it the .eh_frame_hdr binary-search
+ * table (for unwinding) and .dynsym (for names). Any surprise leaves
+ * vdso_ok false: then vDSO frames are unwound the way libunwind does
+ * without info (a frame-pointer guess), no worse than before.
+ */
+static void vdso_load(struct uw_proc *p)
+{
+	p->vdso_tried = true;
+	size_t size = p->vdso_end - p->vdso_start;
+	if (!p->vdso_end || size < sizeof(Elf64_Ehdr) || size > (1u << 20))
+		return;
+	unsigned char *img = malloc(size);
+	if (!img)
+		return;
+	struct iovec local = {img, size};
+	struct iovec remote = {(void *)(uintptr_t)p->vdso_start, size};
+	if (process_vm_readv(p->tgid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)size)
+		goto bad;
+
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    !in_img(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr),
+		    size))
+		goto bad;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+	const Elf64_Phdr *load = NULL, *ehf = NULL;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && !load)
+			load = &ph[i];
+		else if (ph[i].p_type == PT_GNU_EH_FRAME)
+			ehf = &ph[i];
+	}
+	if (!load || !ehf)
+		goto bad;
+	/* The mapping starts at the first PT_LOAD's file offset. */
+	uint64_t vbase = load->p_vaddr - load->p_offset;
+	p->vdso_bias = p->vdso_start - vbase;
+
+	/* .eh_frame_hdr: version, 3 encodings, eh_frame_ptr, fde_count. */
+	uint64_t hoff = ehf->p_vaddr - vbase;
+	if (!in_img(hoff, 12, size))
+		goto bad;
+	const unsigned char *h = img + hoff;
+	if (h[0] != 1 || ((h[1] & 0x0f) != DW_EH_PE_udata4 &&
+			  (h[1] & 0x0f) != DW_EH_PE_sdata4) ||
+	    h[2] != DW_EH_PE_udata4 ||
+	    h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		goto bad;
+	uint32_t nfde;
+	memcpy(&nfde, h + 8, 4);
+	if (!in_img(hoff + 12, (uint64_t)nfde * 8, size))
+		goto bad;
+	uint64_t haddr = p->vdso_start + hoff;
+	p->vdso_di = (unw_dyn_info_t){
+		.start_ip = p->vdso_start,
+		.end_ip = p->vdso_end,
+		.format = UNW_INFO_FORMAT_REMOTE_TABLE,
+		/* datarel entries are relative to the header's start */
+		.u.rti.segbase = haddr,
+		.u.rti.table_data = haddr + 12,
+		/* in words; an entry is two 32-bit values */
+		.u.rti.table_len = (uint64_t)nfde * 8 / sizeof(unw_word_t),
+	};
+
+	/* Names: the vDSO keeps its section headers and a .dynsym. */
+	if (eh->e_shentsize == sizeof(Elf64_Shdr) &&
+	    in_img(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr),
+		   size)) {
+		const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+		for (int i = 0; i < eh->e_shnum; i++) {
+			if (sh[i].sh_type != SHT_DYNSYM ||
+			    sh[i].sh_link >= eh->e_shnum)
+				continue;
+			const Elf64_Shdr *st = &sh[sh[i].sh_link];
+			if (!in_img(sh[i].sh_offset, sh[i].sh_size, size) ||
+			    !in_img(st->sh_offset, st->sh_size, size))
+				break;
+			p->vdso_syms =
+				(const Elf64_Sym *)(img + sh[i].sh_offset);
+			p->vdso_nsyms = sh[i].sh_size / sizeof(Elf64_Sym);
+			p->vdso_strs = (const char *)img + st->sh_offset;
+			p->vdso_strsz = st->sh_size;
+			break;
+		}
+	}
+	p->vdso_img = img;
+	p->vdso_ok = true;
+	return;
+bad:
+	free(img);
+}
+
+static bool in_vdso(struct uw_proc *p, unw_word_t ip)
+{
+	if (!p->vdso_end || ip < p->vdso_start || ip >= p->vdso_end)
+		return false;
+	if (!p->vdso_tried)
+		vdso_load(p);
+	return p->vdso_ok;
+}
+
+static int vdso_name(struct uw_proc *p, unw_word_t ip, char *buf, size_t len,
+		     unw_word_t *offp)
+{
+	for (size_t i = 0; i < p->vdso_nsyms; i++) {
+		const Elf64_Sym *sy = &p->vdso_syms[i];
+		if (ELF64_ST_TYPE(sy->st_info) != STT_FUNC || !sy->st_value ||
+		    sy->st_name >= p->vdso_strsz)
+			continue;
+		uint64_t a = p->vdso_bias + sy->st_value;
+		if (ip < a || ip - a >= (sy->st_size ? sy->st_size : 1))
+			continue;
+		const char *nm = p->vdso_strs + sy->st_name;
+		size_t n = strnlen(nm, p->vdso_strsz - sy->st_name);
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, nm, n);
+		buf[n] = 0;
+		if (offp)
+			*offp = ip - a;
+		return 0;
+	}
+	return -UNW_ENOINFO;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Accessors: _UPT_accessors plus the vDSO and, on x86-64, registers served
+ * from one PTRACE_GETREGSET instead of one PTRACE_PEEKUSER each.
+ */
+
+static __thread struct uw_arg *uw_cur;
+
+/* The current walk, if `arg` is its _UPT context. */
+static struct uw_arg *cur(void *arg)
+{
+	return uw_cur && uw_cur->upt == arg ? uw_cur : NULL;
+}
+
+static int uw_find_proc_info(unw_addr_space_t as, unw_word_t ip,
+			     unw_proc_info_t *pi, int need, void *arg)
+{
+	struct uw_arg *a = cur(arg);
+	if (a && in_vdso(a->p, ip))
+		return UNW_OBJ(dwarf_search_unwind_table)(
+			as, ip, &a->p->vdso_di, pi, need, arg);
+	return _UPT_find_proc_info(as, ip, pi, need, arg);
+}
+
+static void uw_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
+			       void *arg)
+{
+	_UPT_put_unwind_info(as, pi, arg);
+}
+
+static int uw_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
+				     void *arg)
+{
+	return _UPT_get_dyn_info_list_addr(as, dil, arg);
+}
+
+static int uw_access_mem(unw_addr_space_t as, unw_word_t addr,
+			 unw_word_t *val, int write, void *arg)
+{
+	return _UPT_access_mem(as, addr, val, write, arg);
+}
+
+static int uw_access_reg(unw_addr_space_t as, unw_regnum_t reg,
+			 unw_word_t *val, int write, void *arg)
+{
+#if defined(__x86_64__)
+	struct uw_arg *a = cur(arg);
+	if (a && !write) {
+		const struct user_regs_struct *r = &a->regs;
+		switch (reg) {
+		case UNW_X86_64_RAX: *val = r->rax; return 0;
+		case UNW_X86_64_RDX: *val = r->rdx; return 0;
+		case UNW_X86_64_RCX: *val = r->rcx; return 0;
+		case UNW_X86_64_RBX: *val = r->rbx; return 0;
+		case UNW_X86_64_RSI: *val = r->rsi; return 0;
+		case UNW_X86_64_RDI: *val = r->rdi; return 0;
+		case UNW_X86_64_RBP: *val = r->rbp; return 0;
+		case UNW_X86_64_RSP: *val = r->rsp; return 0;
+		case UNW_X86_64_R8: *val = r->r8; return 0;
+		case UNW_X86_64_R9: *val = r->r9; return 0;
+		case UNW_X86_64_R10: *val = r->r10; return 0;
+		case UNW_X86_64_R11: *val = r->r11; return 0;
+		case UNW_X86_64_R12: *val = r->r12; return 0;
+		case UNW_X86_64_R13: *val = r->r13; return 0;
+		case UNW_X86_64_R14: *val = r->r14; return 0;
+		case UNW_X86_64_R15: *val = r->r15; return 0;
+		case UNW_X86_64_RIP: *val = r->rip; return 0;
+		}
+	}
+#endif
+	return _UPT_access_reg(as, reg, val, write, arg);
+}
+
+static int uw_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
+			   unw_fpreg_t *val, int write, void *arg)
+{
+	return _UPT_access_fpreg(as, reg, val, write, arg);
+}
+
+static int uw_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	/* We never resume through libunwind; the caller owns the stop. */
+	return -UNW_EINVAL;
+}
+
+static int uw_get_proc_name(unw_addr_space_t as, unw_word_t ip, char *buf,
+			    size_t len, unw_word_t *offp, void *arg)
+{
+	struct uw_arg *a = cur(arg);
+	if (a && in_vdso(a->p, ip))
+		return vdso_name(a->p, ip, buf, len, offp);
+	return _UPT_get_proc_name(as, ip, buf, len, offp, arg);
+}
+
+static unw_accessors_t uw_accessors = {
+	.find_proc_info = uw_find_proc_info,
+	.put_unwind_info = uw_put_unwind_info,
+	.get_dyn_info_list_addr = uw_get_dyn_info_list_addr,
+	.access_mem = uw_access_mem,
+	.access_reg = uw_access_reg,
+	.access_fpreg = uw_access_fpreg,
+	.resume = uw_resume,
+	.get_proc_name = uw_get_proc_name,
+};
+
+/* ------------------------------------------------------------------ */
 /* The thread */
 
 #if defined(__x86_64__)
@@ -451,17 +748,18 @@ static void symbolize(struct corral_unwinder *u, struct uw_proc *p,
 /*
  * Is tid a ptrace-stopped tracee of the calling thread? ptrace refuses any
  * request but a few with ESRCH otherwise (not traced by us, running, gone).
- * Also returns the ip, for a one-frame stack when libunwind cannot start.
+ * Also returns the registers: the ip, for a one-frame stack when libunwind
+ * cannot start, and on x86-64 all that unw_init_remote reads.
  */
-static int probe_stopped(pid_t tid, uint64_t *ip)
+static int probe_stopped(pid_t tid, struct user_regs_struct *regs,
+			 uint64_t *ip)
 {
-	struct user_regs_struct regs;
-	struct iovec iov = {&regs, sizeof(regs)};
+	struct iovec iov = {regs, sizeof(*regs)};
 	if (syscall(SYS_ptrace, PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS,
 		    &iov) < 0)
 		return -errno;
 #ifdef UW_REGS_IP
-	*ip = UW_REGS_IP(regs);
+	*ip = UW_REGS_IP(*regs);
 #else
 	*ip = 0;
 #endif
@@ -538,8 +836,16 @@ int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 	 */
 	if (!thread_of(tgid, tid))
 		return -ESRCH;
+	struct uw_arg arg = {0};
+	struct user_regs_struct *regs;
+#if defined(__x86_64__)
+	regs = &arg.regs;
+#else
+	struct user_regs_struct regs_buf;
+	regs = &regs_buf;
+#endif
 	uint64_t ip0 = 0;
-	int err = probe_stopped(tid, &ip0);
+	int err = probe_stopped(tid, regs, &ip0);
 	if (err < 0)
 		return err;
 	if (max == 0) {
@@ -555,15 +861,21 @@ int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 	if (err < 0)
 		return err;
 
+	/* The accessors need the vDSO's place, the names need the maps. */
+	if (!p->maps_loaded)
+		maps_read(u, p);
+
 	/* The _UPT context holds the tid that PTRACE_PEEK* calls address. */
-	void *upt = _UPT_create(tid);
-	if (!upt)
+	arg.upt = _UPT_create(tid);
+	if (!arg.upt)
 		return -ENOMEM;
+	arg.p = p;
+	uw_cur = &arg;
 
 	unw_cursor_t c;
 	int n = 0;
 	bool failed = false;
-	int r = unw_init_remote(&c, p->as, upt);
+	int r = unw_init_remote(&c, p->as, arg.upt);
 	if (r < 0) {
 		/*
 		 * Still worth one frame: the ip is known from the registers and
@@ -605,8 +917,17 @@ int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 		 */
 		prev = unw_is_signal_frame(&c) <= 0;
 		r = unw_step(&c);
-		if (r == 0)
+		if (r == 0) {
+			/*
+			 * A real stack ends in _start or clone, in a file.
+			 * Ending at code that is in no file (JIT, a wild
+			 * jump) means libunwind found nothing to go on.
+			 */
+			if (!f->module)
+				reason = "no unwind info: ip outside any file "
+					 "mapping";
 			break;
+		}
 		if (r < 0) {
 			reason = step_reason(r);
 			failed = true;
@@ -619,13 +940,14 @@ int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 	}
 
 out:
-	_UPT_destroy(upt);
+	uw_cur = NULL;
+	_UPT_destroy(arg.upt);
 	/*
 	 * A failure may be the thread dying under us (SIGKILL from elsewhere
 	 * ends even a ptrace-stopped thread): then what we read is not a
 	 * stack, and the caller wants to know the thread is gone.
 	 */
-	if (failed && probe_stopped(tid, &ip0) == -ESRCH)
+	if (failed && probe_stopped(tid, regs, &ip0) == -ESRCH)
 		return -ESRCH;
 	u->st.stacks++;
 	u->st.frames += n;
