@@ -19,7 +19,9 @@
  * stack holds corral_fixture_hang_here so that failures are not timed as
  * successes.
  */
-#define _GNU_SOURCE /* pipe2, and the build line has no -D_GNU_SOURCE */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2; the build line has no -D_GNU_SOURCE */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -206,6 +208,7 @@ int main(int argc, char **argv)
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
 
+	free(tids);
 	report("cold", cold, rounds, cold_frames, nt);
 	report("warm", warm, rounds, warm_frames, nt);
 	printf("warm unwinder: %lu stacks, %lu frames, %lu name lookups, "

@@ -361,6 +361,31 @@ static void test_crash_abort(void **state)
 	assert_all_gone(pid);
 }
 
+/* Code in no file (JIT): one frame, no name, no module, and a reason. */
+static void test_crash_jit(void **state)
+{
+#if defined(__x86_64__)
+	pid_t pid = spawn_seized("stack_crash", "jit");
+	int st;
+	assert_int_equal(waitpid(pid, &st, __WALL), pid);
+	assert_true(WIFSTOPPED(st));
+	assert_int_equal(WSTOPSIG(st), SIGSEGV);
+
+	struct corral_frame f[MAXF];
+	const char *why = NULL;
+	int n = unwinder_stack(g_u, pid, pid, f, MAXF, &why);
+	if (getenv("UNWIND_VERBOSE"))
+		print_stack(pid, f, n, why);
+	assert_true(n >= 1);
+	assert_null(f[0].func);
+	assert_null(f[0].module);
+	assert_non_null(why);
+	assert_all_gone(pid);
+#else
+	skip();
+#endif
+}
+
 static void test_bad_threads(void **state)
 {
 	struct corral_frame f[MAXF];
@@ -422,6 +447,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_segv, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_crash_abort, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_crash_jit, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_threads, setup,
 						teardown),
