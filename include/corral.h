@@ -177,7 +177,10 @@ struct corral_config {
 	void *on_event_arg;
 };
 
-/* Fill with defaults: kill_after 2 s, watch_parent and handle_signals on. */
+/*
+ * Fill with defaults: kill_after 2 s, watch_parent and handle_signals on,
+ * stacks at timeout, signal, crash and escape, escape audit off.
+ */
 void corral_config_init(struct corral_config *cfg);
 
 struct corral;

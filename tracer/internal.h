@@ -131,6 +131,9 @@ void journal_close(struct corral *c);
 
 /* stacks.c */
 void stacks_one(struct corral *c, struct task *t, const char *why);
+/* Unwind a held task into frames; never fails (0 frames and *err). */
+int stacks_unwind(struct corral *c, struct task *t,
+		  struct corral_frame *frames, int max, const char **err);
 void stacks_all(struct corral *c, const char *why);
 void stacks_at_end(struct corral *c);
 bool stacks_is_crash(int sig);

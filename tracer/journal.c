@@ -222,6 +222,8 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "verdict", ev->verdict);
 		if (ev->error && *ev->error)
 			put_str(b, "why", ev->error);
+		if (ev->frames)
+			put_frames(b, ev->frames, ev->nframes);
 		break;
 	case CORRAL_EV_STACK:
 		if (ev->detail)

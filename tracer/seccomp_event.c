@@ -19,6 +19,7 @@
 
 #include "audit.h"
 #include "internal.h"
+#include "unwind.h"
 
 static bool is_member(pid_t pid, void *arg)
 {
@@ -66,6 +67,13 @@ void engine_seccomp(struct corral *c, struct task *t)
 	/* Calls the filter must trace but that are no escape stay quiet. */
 	if (call.escape || call.denied) {
 		c->res.escapes++;
+		/* The stack goes in the same event: who, what, verdict, where. */
+		struct corral_frame frames[UNWINDER_MAX_FRAMES];
+		const char *uerr = NULL;
+		int nf = 0;
+		if (c->cfg.stacks & CORRAL_STACKS_ESCAPE)
+			nf = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES,
+					   &uerr);
 		struct corral_event ev = {
 			.type = CORRAL_EV_ESCAPE,
 			.pid = t->tid,
@@ -75,10 +83,10 @@ void engine_seccomp(struct corral *c, struct task *t)
 			.detail = call.text,
 			.error = call.why,
 			.verdict = verdict,
+			.frames = nf ? frames : NULL,
+			.nframes = nf,
 		};
 		corral_emit(c, &ev);
-		if (c->cfg.stacks & CORRAL_STACKS_ESCAPE)
-			stacks_one(c, t, "escape");
 	}
 	if (verdict[0] == 'k') {
 		/* Held: it must not complete the call while the tree ends. */

@@ -23,19 +23,27 @@ static bool ensure_unwinder(struct corral *c)
 	return c->unw != NULL;
 }
 
+int stacks_unwind(struct corral *c, struct task *t,
+		  struct corral_frame *frames, int max, const char **err)
+{
+	int n = -ENOMEM;
+	*err = NULL;
+	if (ensure_unwinder(c))
+		n = unwinder_stack(c->unw, t->tgid, t->tid, frames, max, err);
+	if (n < 0) {
+		if (!*err)
+			*err = strerror(-n);
+		n = 0;
+	}
+	c->res.stacks++;
+	return n;
+}
+
 void stacks_one(struct corral *c, struct task *t, const char *why)
 {
 	struct corral_frame frames[UNWINDER_MAX_FRAMES];
-	const char *err = NULL;
-	int n = -ENOMEM;
-	if (ensure_unwinder(c))
-		n = unwinder_stack(c->unw, t->tgid, t->tid, frames,
-				   UNWINDER_MAX_FRAMES, &err);
-	if (n < 0) {
-		if (!err)
-			err = strerror(-n);
-		n = 0;
-	}
+	const char *err;
+	int n = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES, &err);
 	struct corral_event ev = {
 		.type = CORRAL_EV_STACK,
 		.pid = t->tid,
@@ -48,7 +56,6 @@ void stacks_one(struct corral *c, struct task *t, const char *why)
 		.error = err,
 	};
 	corral_emit(c, &ev);
-	c->res.stacks++;
 }
 
 struct round {

@@ -47,6 +47,8 @@ void corral_config_init(struct corral_config *cfg)
 	cfg->watch_parent = true;
 	cfg->handle_signals = true;
 	cfg->stack_budget = 5.0;
+	cfg->stacks = CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_SIGNAL |
+		      CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE;
 }
 
 void corral_emit(struct corral *c, struct corral_event *ev)
