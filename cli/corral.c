@@ -51,6 +51,7 @@ static void usage(FILE *f)
 		"      --ro-bind PATH     make PATH visible read-only in the sandbox\n"
 		"      --bind PATH        make PATH visible writable in the sandbox\n"
 		"      --share-net        keep the network in the sandbox\n"
+		"      --pty              run COMMAND on a new pseudo-terminal\n"
 		"\n"
 		"DUR is a number with an optional unit: ms, s (default), m, h, d.\n"
 		"Exit status: COMMAND's own; 128+N if killed by signal N or if\n"

@@ -25,6 +25,7 @@ enum {
 	OPT_RO_BIND,
 	OPT_BIND,
 	OPT_SHARE_NET,
+	OPT_PTY,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -45,6 +46,7 @@ static const struct option run_opts[] = {
 	{"ro-bind", required_argument, 0, OPT_RO_BIND},
 	{"bind", required_argument, 0, OPT_BIND},
 	{"share-net", no_argument, 0, OPT_SHARE_NET},
+	{"pty", no_argument, 0, OPT_PTY},
 	{"help", no_argument, 0, OPT_HELP},
 	{"version", no_argument, 0, OPT_VERSION},
 	{0, 0, 0, 0},
@@ -198,6 +200,9 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			break;
 		case OPT_SHARE_NET:
 			cfg->sandbox.share_net = true;
+			break;
+		case OPT_PTY:
+			cfg->pty = true;
 			break;
 		case OPT_HELP:
 			o->action = CLI_HELP;

@@ -166,6 +166,7 @@ struct corral_config {
 	bool wait_all;	    /* wait for the whole tree, not the command */
 	bool watch_parent;  /* end the tree when our parent dies */
 	bool handle_signals; /* SIGINT/TERM/HUP end the tree, USR1 snapshot */
+	bool pty;	     /* run the command on a new pseudo-terminal */
 
 	unsigned stacks; /* CORRAL_STACKS_* */
 	double stack_budget; /* seconds for one round of stacks */

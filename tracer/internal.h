@@ -15,7 +15,9 @@
 #define CORRAL_INTERNAL_H
 
 #include <linux/filter.h>
+#include <poll.h>
 #include <signal.h>
+#include <termios.h>
 #include <stdbool.h>
 
 #include "corral.h"
@@ -69,6 +71,12 @@ struct corral {
 	int ttyfd;	     /* our controlling terminal, -1 if none */
 	bool cmd_own_group;  /* the command gets a new process group */
 	bool tty_given;	     /* we gave it the terminal's foreground */
+	/* --pty */
+	int ptm;	     /* master side, -1 without --pty */
+	char pts[64];	     /* slave side's path */
+	bool stdin_open;     /* still relaying our stdin */
+	bool tio_saved;
+	struct termios saved_tio;
 
 	enum phase phase;
 	bool holding;	      /* stop-all active: keep every stop held */
@@ -96,6 +104,15 @@ int groups_prepare(struct corral *c);
 void groups_parent(struct corral *c); /* in corral, right after fork */
 void groups_child(struct corral *c);  /* in the child, before exec */
 void groups_restore(struct corral *c);
+
+/* pty.c: --pty */
+int pty_prepare(struct corral *c, char *err, size_t errlen);
+int pty_child(struct corral *c);
+void pty_parent(struct corral *c);
+int pty_pollfds(struct corral *c, struct pollfd *p);
+void pty_relay(struct corral *c, const struct pollfd *p, int n);
+void pty_winch(struct corral *c);
+void pty_finish(struct corral *c);
 
 /* sandbox_run.c: --sandbox, what to spawn instead of the command. */
 int sandbox_prepare(struct corral *c, char *err, size_t errlen);

@@ -49,7 +49,13 @@ static void child_fail(int fd, int stage, int err, int code)
 static __attribute__((noreturn)) void child(struct corral *c, int go,
 					     int errfd, pid_t parent)
 {
-	groups_child(c);
+	if (c->ptm >= 0) {
+		int r = pty_child(c);
+		if (r < 0)
+			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
+	} else {
+		groups_child(c);
+	}
 	/* The command gets the signal state corral was given. */
 	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 	if (c->cfg.handle_signals)
@@ -110,7 +116,10 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		child(c, go[0], ep[1], parent);
 	}
-	groups_parent(c);
+	if (c->ptm >= 0)
+		pty_parent(c);
+	else
+		groups_parent(c);
 	close(go[0]);
 	close(ep[1]);
 	c->errpipe = ep[0];

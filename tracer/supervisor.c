@@ -119,6 +119,8 @@ static int setup_signals(struct corral *c)
 	}
 	if (c->cfg.watch_parent)
 		sigaddset(&set, SIGUSR2);
+	if (c->cfg.pty)
+		sigaddset(&set, SIGWINCH);
 	/*
 	 * corral is not in its command's process group (groups.c); blocked
 	 * SIGTTOU/SIGTTIN let it write its report to the terminal and hand
@@ -190,7 +192,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	c->sys = &corral_sys_real;
 	c->self = getpid();
 	c->parent = getppid();
-	c->jfd = c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = -1;
+	c->jfd = c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
 	c->t0 = mono();
 	int r = table_init(&c->tab);
 	if (r < 0)
@@ -218,7 +220,12 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 			goto fail;
 		}
 	}
-	r = groups_prepare(c);
+	if (cfg->pty) {
+		r = pty_prepare(c, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	r = cfg->pty ? 0 : groups_prepare(c); /* a pty means a new session */
 	if (r < 0) {
 		snprintf(err, errlen, "process group setup: %s", strerror(-r));
 		goto fail;
@@ -286,7 +293,8 @@ int corral_drain(struct corral *c, bool block)
 
 void corral_wait_kernel(struct corral *c, double timeout)
 {
-	struct pollfd pfd = {.fd = c->sigfd, .events = POLLIN};
+	struct pollfd pfd[3] = {{.fd = c->sigfd, .events = POLLIN}};
+	int npty = pty_pollfds(c, pfd + 1);
 	struct timespec ts, *tsp = NULL;
 	if (timeout >= 0) {
 		if (timeout > 3600)
@@ -295,8 +303,10 @@ void corral_wait_kernel(struct corral *c, double timeout)
 		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
 		tsp = &ts;
 	}
-	if (ppoll(&pfd, 1, tsp, NULL) <= 0)
+	if (ppoll(pfd, 1 + (nfds_t)npty, tsp, NULL) <= 0)
 		return;
+	if (npty)
+		pty_relay(c, pfd + 1, npty);
 	struct signalfd_siginfo si[16];
 	ssize_t n;
 	while ((n = read(c->sigfd, si, sizeof(si))) > 0) {
@@ -316,6 +326,10 @@ static void act_on_signals(struct corral *c)
 		int sig = __builtin_ctz(c->pending_sigs);
 		c->pending_sigs &= ~(1u << sig);
 		pid_t from = c->pending_from[sig];
+		if (sig == SIGWINCH) {
+			pty_winch(c);
+			continue;
+		}
 		if (sig == SIGUSR2) {
 			if (getppid() != c->parent)
 				ending_begin(c, CORRAL_REASON_PARENT, 0);
@@ -403,6 +417,7 @@ static void finish(struct corral *c)
 	    c->res.reason == CORRAL_REASON_NONE)
 		c->res.sandbox_failed = true;
 	groups_restore(c);
+	pty_finish(c);
 	c->res.exit_code = compute_exit(c);
 	c->res.t_end = corral_now(c);
 	struct corral_event ev = {.type = CORRAL_EV_END,
@@ -536,6 +551,7 @@ void corral_free(struct corral *c)
 	if (c->sigfd >= 0)
 		close(c->sigfd);
 	groups_restore(c);
+	pty_finish(c);
 	if (c->policy_fd >= 0)
 		close(c->policy_fd);
 	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
