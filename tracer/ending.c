@@ -38,8 +38,10 @@ static int term_one(struct task *t, void *arg)
 
 static void finish_now(struct corral *c)
 {
-	c->res.t_grace = corral_now(c) - c->grace_start;
+	double t = corral_now(c);
+	c->res.t_grace = t - c->grace_start;
 	corral_stop_all(c);
+	c->res.t_stop = corral_now(c) - t;
 	stacks_at_end(c);
 	corral_kill_all(c);
 }
@@ -111,7 +113,6 @@ static int count_unstopped(struct task *t, void *arg)
 int corral_stop_all(struct corral *c)
 {
 	double t0 = corral_now(c);
-	enum phase was = c->phase;
 	if (c->phase < PH_STOPPING)
 		c->phase = PH_STOPPING;
 	c->holding = true;
@@ -132,8 +133,6 @@ int corral_stop_all(struct corral *c)
 		if (n == 0)
 			corral_wait_kernel(c, rest);
 	}
-	if (was == PH_RUN || was == PH_GRACE)
-		c->res.t_stop += corral_now(c) - t0;
 	return (int)c->tab.nstate[TS_HELD];
 }
 

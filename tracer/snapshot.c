@@ -87,6 +87,10 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 {
 	if (!c->root || c->finished)
 		return -ECHILD;
+	/* Stacks need every thread held; the tree runs on afterwards. */
+	bool hold = with_stacks && c->phase == PH_RUN;
+	if (hold)
+		corral_stop_all(c);
 	struct sbuf b = {0};
 	struct snap s = {c, &b, 0};
 	sb_puts(&b, "[");
@@ -94,6 +98,8 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 	sb_puts(&b, "]");
 	if (b.oom) {
 		sb_free(&b);
+		if (hold)
+			corral_resume_all(c);
 		return -ENOMEM;
 	}
 	struct corral_event ev = {
@@ -102,6 +108,9 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 	};
 	corral_emit(c, &ev);
 	sb_free(&b);
-	(void)with_stacks;
+	if (hold) {
+		stacks_all(c, "snapshot");
+		corral_resume_all(c);
+	}
 	return s.n;
 }
