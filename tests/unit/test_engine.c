@@ -281,6 +281,9 @@ static void test_left_behind(void **state)
 	mock_wait(&M, 101, ST_KILLED(SIGKILL));
 	M.more = false;
 	engine_handle(c, ROOT, ST_EXIT(0));
+	/* Decided inside the handler, carried out between batches. */
+	assert_int_equal(c->phase, PH_GRACE);
+	ending_tick(c);
 	assert_true(jpos(c, "\"event\":\"left\"") >= 0);
 	assert_int_equal(c->res.left, 1);
 	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
@@ -302,6 +305,9 @@ static void test_max_procs(void **state)
 	mock_wait(&M, 102, ST_KILLED(SIGKILL));
 	fork_event(c, ROOT, 102, PTRACE_EVENT_FORK);
 	assert_int_equal(c->res.reason, CORRAL_REASON_MAXPROCS);
+	/* No SIGTERM round for a fork bomb. */
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 0);
+	ending_tick(c);
 	assert_int_equal(c->phase, PH_DONE);
 	assert_int_equal(c->tab.live, 0);
 	mock_free(c);
