@@ -11,12 +11,12 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := libseccomp libunwind-ptrace
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -fPIC -Iinclude -Itracer -Isandbox -Icli -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
-LDLIBS  += $(PKG_LIBS)
+override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
         gcc make jq

@@ -176,7 +176,7 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 	c->cfg.watch_parent = false;
 	c->sys = &m->sys;
 	c->self = 1;
-	c->errpipe = c->sigfd = c->ttyfd = c->policy_fd = -1;
+	c->errpipe = c->sigfd = c->ttyfd = c->policy_fd = c->ptm = -1;
 	c->jfd = memfd_create("journal", 0);
 	c->jown = true;
 	table_init(&c->tab);
