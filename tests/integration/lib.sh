@@ -62,7 +62,7 @@ show_run() {
 	for f in "$T/out.$RUN" "$T/err.$RUN"; do
 		[ -s "$f" ] || continue
 		echo "---- ${f##*/} (last 30 lines)" >&2
-		tail -n 30 "$f" | cut -c1-300 >&2
+		tail -n 30 "$f" | cut -c1-300 | cat -v >&2
 	done
 }
 
@@ -201,30 +201,44 @@ cleanup() {
 
 # ----------------------------------------------------------------- running
 
-# start [-i FILE] [--] CMD...: CMD runs in the background inside the witness,
-# with stdin from FILE (default /dev/null), stdout on a pipe that await reads
-# (everything read also goes to $T/out.N) and stderr in $T/err.N.
+# start [-i FILE] [-f] [--] CMD...: CMD runs in the background inside the
+# witness, with stdin from FILE (default /dev/null), stderr in $T/err.N and
+# stdout on a pipe that await reads (what it reads also goes to $T/out.N);
+# with -f stdout goes straight to $T/out.N (for much output; no await then).
 # SIGINT and SIGQUIT are reset to default (a background job of a script has
-# them ignored). Sets PID (the pid of CMD itself), T0.
+# them ignored). Sets PID (the pid of CMD itself) and T0.
 start() {
-	local input=/dev/null
-	if [ "${1:-}" = -i ]; then input=$2; shift 2; fi
-	[ "${1:-}" = -- ] && shift
+	local input=/dev/null tofile=
+	while :; do
+		case ${1:-} in
+		-i) input=$2; shift 2 ;;
+		-f) tofile=1; shift ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
 	RUN=$((RUN + 1))
 	OUTF=$T/out.$RUN
 	ERRF=$T/err.$RUN
 	: >"$OUTF"
 	rm -f "$T/o.fifo" "$T/s.fifo"
 	mkfifo "$T/o.fifo" "$T/s.fifo"
+	local out=$T/o.fifo
+	[ -n "$tofile" ] && out=$OUTF
 	(
 		witness_enter
 		env --default-signal=INT,QUIT "$@" <"$input" 9>&- &
 		echo "$!" >&9
 		wait "$!"
 		echo "$?" >&9
-	) >"$T/o.fifo" 2>"$ERRF" 9>"$T/s.fifo" &
+	) >"$out" 2>"$ERRF" 9>"$T/s.fifo" &
 	SUB=$!
-	exec {OUT}<"$T/o.fifo" {ST}<"$T/s.fifo"
+	if [ -n "$tofile" ]; then
+		OUT=
+	else
+		exec {OUT}<"$T/o.fifo"
+	fi
+	exec {ST}<"$T/s.fifo"
 	rm -f "$T/o.fifo" "$T/s.fifo"
 	PID=
 	read -r -t 10 -u "$ST" PID || { fail "start: no pid from the launcher"; return 1; }
@@ -287,14 +301,17 @@ finish() {
 
 # drain: the rest of stdout, once the tree is gone (after the witness).
 drain() {
-	timeout 10 cat <&"$OUT" >>"$OUTF"
-	exec {OUT}<&- {ST}<&-
+	if [ -n "$OUT" ]; then
+		timeout 10 cat <&"$OUT" >>"$OUTF"
+		exec {OUT}<&-
+	fi
+	[ -n "$ST" ] && exec {ST}<&-
 	OUT= ST=
 }
 
-# run [-i FILE] [--] CMD...: start + finish + witness_check + drain.
+# run [-i FILE] [--] CMD...: start -f + finish + witness_check + drain.
 run() {
-	start "$@" || return 1
+	start -f "$@" || return 1
 	finish
 	witness_check
 	drain
@@ -349,9 +366,9 @@ j_end() { jq -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null; }
 # j_start J KEY
 j_start() { jq -r "select(.event == \"start\") | .$2" "$1" 2>/dev/null | head -n 1; }
 
-# j_valid J: every line is one JSON object with an "event"; the first is
-# start and the last is end.
-j_valid() {
+# j_parse J: every line is one JSON object with an "event" (corral may have
+# been killed: no end line required).
+j_parse() {
 	local j=$1 bad
 	if [ ! -s "$j" ]; then
 		fail "journal ${j##*/}: missing or empty"
@@ -363,12 +380,29 @@ j_valid() {
 		grep -n -m 3 -v '^{.*}$' "$j" | cut -c1-200 >&2
 		return 1
 	fi
-	[ "$(head -n 1 "$j" | jq -r .event)" = start ] || fail "journal ${j##*/}: first event is not start"
-	[ "$(tail -n 1 "$j" | jq -r .event)" = end ] || {
-		fail "journal ${j##*/}: last event is not end"
-		show_journal "$j"
+	[ "$(head -n 1 "$j" | jq -r .event)" = start ] || {
+		fail "journal ${j##*/}: first event is not start"
 		return 1
 	}
+}
+
+# j_valid J: j_parse, and the last event is end.
+j_valid() {
+	j_parse "$1" || return 1
+	[ "$(tail -n 1 "$1" | jq -r .event)" = end ] || {
+		fail "journal ${1##*/}: last event is not end"
+		show_journal "$1"
+		return 1
+	}
+}
+
+# j_check J JQ_EXPR WHAT: jq -s (all events as one array) must be true.
+j_check() {
+	local r
+	r=$(jq -s "$2" "$1" 2>&1)
+	[ "$r" = true ] && return 0
+	fail "${3:-journal}: '$2' is $r"
+	return 1
 }
 
 # j_expect J FILTER WANT WHAT: count of events matching FILTER == WANT
@@ -400,6 +434,81 @@ need_fixture() {
 	for f in "$@"; do
 		[ -x "$FIX/$f" ] || { fail "fixture $FIX/$f not built (make $BUILD/fixtures/$f)"; exit 1; }
 	done
+}
+
+# --------------------------------------------------------- ending the tree
+
+# term_three READY_REGEX [--] CMD...: the tree of CMD is ended three ways,
+# each in its own run, and each time nothing may survive:
+#   1. corral --timeout TERM_TIMEOUT: exit 124, within timeout + grace + slack;
+#   2. SIGTERM to corral once CMD has printed READY_REGEX: exit 143, within
+#      grace + slack;
+#   3. SIGKILL to corral once ready: the tree dies with it (EXITKILL).
+# TERM_TIMEOUT (default 2), TERM_GRACE (-k, default 1), TERM_SLACK (5),
+# TERM_OPTS (array: more corral options), TERM_READY (seconds to get ready,
+# default 20), TERM_WAYS (default "timeout sigterm sigkill").
+term_three() {
+	local re=$1 way
+	shift
+	[ "${1:-}" = -- ] && shift
+	local to=${TERM_TIMEOUT:-2} ka=${TERM_GRACE:-1} slack=${TERM_SLACK:-5}
+	local ready=${TERM_READY:-20} j
+	local -a opts=(${TERM_OPTS[@]+"${TERM_OPTS[@]}"})
+	for way in ${TERM_WAYS:-timeout sigterm sigkill}; do
+		RUN_LABEL=$way
+		j=$T/j.$way.$RUN
+		case $way in
+		timeout)
+			start -- "$CORRAL" run -q -j "$j" --timeout "$to" -k "$ka" "${opts[@]}" -- "$@" || continue
+			# the hard situation must be in place before the timeout fires
+			await "$re" "$to"
+			finish
+			expect_rc 124 "--timeout $to"
+			expect_within $((to + ka + slack)) "--timeout $to -k $ka (from start)"
+			if j_valid "$j"; then
+				j_expect_end "$j" reason timeout
+				j_expect_end "$j" exit_code 124
+				j_expect_end "$j" survivors 0
+			fi
+			end_run
+			;;
+		sigterm | sigint)
+			local sig=TERM code=143
+			[ "$way" = sigint ] && sig=INT code=130
+			start -- "$CORRAL" run -q -j "$j" -k "$ka" "${opts[@]}" -- "$@" || continue
+			if await "$re" "$ready"; then
+				mark
+				kill -"$sig" "$PID"
+			else
+				kill -KILL "$PID"
+			fi
+			finish
+			expect_rc $code "SIG$sig to corral"
+			expect_within $((ka + slack)) "SIG$sig to corral, -k $ka (from the signal)"
+			if j_valid "$j"; then
+				j_expect_end "$j" reason signal
+				j_expect_end "$j" exit_code $code
+				j_expect_end "$j" survivors 0
+				j_expect "$j" ".event == \"ending\" and .reason == \"signal\"" 1 "ending event"
+			fi
+			end_run
+			;;
+		sigkill)
+			start -- "$CORRAL" run -q -j "$j" "${opts[@]}" -- "$@" || continue
+			await "$re" "$ready"
+			mark
+			kill -KILL "$PID"
+			finish
+			expect_rc 137 "SIGKILL to corral"
+			j_parse "$j"
+			# the tree dies asynchronously (EXITKILL): allow 5 s
+			end_run 5
+			;;
+		*) fail "term_three: unknown way $way" ;;
+		esac
+		[ "$FAILS" -gt 0 ] && [ -n "${VERBOSE_FAIL:-}" ] && show_journal "$j"
+	done
+	RUN_LABEL=
 }
 
 done_test() {

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# sandbox_setup_window.sh - `corral run --sandbox -- sleep 1000` is ended at
+# instants spread densely over bubblewrap's setup (corral's exec, bwrap's
+# exec, its clone into new namespaces, its PID 1, the fork of the command,
+# the command's exec: all within the first ~15 ms here), in three ways:
+#
+#   timeout   corral -t T -k 0, T spread over 1..40 ms
+#   sigterm   SIGTERM to corral after a delay spread over 0..40 ms
+#   sigkill   SIGKILL to corral after a delay spread over 0..40 ms
+#
+# After each run an independent witness must show that nothing is alive:
+# as root, a fresh cgroup v2 per run (corral is launched inside it; its
+# cgroup.events must say "populated 0" within a bounded wait, then it is
+# removed); in every case lib.sh's marker scan (CORRAL_TEST_MARK in the
+# environment, which the sandbox keeps), the only witness as non-root. What
+# a failed run left is listed and killed.
+#
+# SW_RUNS runs per way (default 100, as root and as non-root alike: the
+# marker scan costs ~10 ms a run here). Each run's journal is classified
+# (ended before bwrap's exec / during bwrap's setup / after the command's
+# exec) to show where the instants landed; a way with no run ending inside
+# the setup fails: it would not test what it claims to.
+#
+# The delays below are NOT synchronisation: the point is to land at
+# arbitrary instants, so a plain timed wait is what is wanted. It is a
+# `read -t` on a FIFO nobody writes (a bash builtin: no fork of sleep(1),
+# sub-millisecond resolution), started right after the fork that becomes
+# corral.
+. "$(dirname "$0")/lib.sh"
+need_corral
+
+RUNS=${SW_RUNS:-100}
+SETTLE_US=2000000 # bounded wait for `populated 0` / the marker to vanish
+
+if ! "$CORRAL" probe >"$T/probe" 2>&1; then
+	skip_test "the sandbox is not usable here: $(tr '\n' ' ' <"$T/probe")"
+fi
+
+WS=$T/ws
+mkdir -p "$WS"
+mkfifo "$T/nap"
+exec {NAP}<>"$T/nap"
+
+# nap US: wait US microseconds (builtin, see above).
+nap() {
+	[ "$1" -gt 0 ] || return 0
+	read -r -t "$(printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)))" -u "$NAP" _
+}
+
+cg_populated() { sed -n 's/^populated //p' "$1/cgroup.events" 2>/dev/null; }
+
+declare -A STAGES
+
+# one WAY I US: one run; US is the timeout or the signal's delay (µs).
+one() {
+	local way=$1 i=$2 us=$3 cg= j=$T/j.$1.$2 err=$T/err.$1.$2 rc want cpid
+	local -a topt=()
+	RUN_LABEL="$way #$i at $(secs $((us * 1000)))ms"
+	if [ -n "$CG" ]; then
+		cg=$CG/run.$way.$i
+		mkdir "$cg" || {
+			fail "cannot create the run's cgroup $cg"
+			return
+		}
+	fi
+	case $way in
+	timeout) topt=(-t "$(printf '%d.%03dms' $((us / 1000)) $((us % 1000)))" -k 0) want=124 ;;
+	sigterm) topt=(-k 100ms) want=143 ;; # the grace is part of what is tested
+	sigkill) want=137 ;;
+	esac
+
+	# corral is this subshell (exec): $! is corral's pid from the fork on
+	(
+		exec {NAP}<&-
+		export CORRAL_TEST_MARK=$MARK
+		if [ -n "$cg" ]; then echo "$BASHPID" >"$cg/cgroup.procs" || exit 99; fi
+		exec "$CORRAL" run -q -j "$j" "${topt[@]}" --sandbox --workspace "$WS" -- sleep 1000
+	) </dev/null >"$err" 2>&1 &
+	cpid=$!
+	{
+		case $way in
+		sigterm) nap "$us"; kill -TERM "$cpid" ;;
+		sigkill) nap "$us"; kill -KILL "$cpid" ;;
+		esac
+		# bounded: a safety net against a hang, not a synchronisation
+		local until=$(($(now_us) + 20000000))
+		while kill -0 "$cpid" && [ "$(now_us)" -lt "$until" ]; do nap 1000; done
+		if [ "$(now_us)" -ge "$until" ]; then
+			kill -KILL "$cpid"
+			echo "corral hung: killed after 20 s" >>"$err"
+		fi
+		wait "$cpid"
+		rc=$?
+	} 2>/dev/null # bash's "Killed" notice for the job
+	if [ "$rc" != "$want" ]; then
+		fail "corral exit status $rc, expected $want"
+		sed 's/^/  | /' "$err" | head -n 10 >&2
+	fi
+
+	# the witness
+	local left= until2=$(($(now_us) + SETTLE_US))
+	if [ -n "$cg" ]; then
+		while [ "$(cg_populated "$cg")" != 0 ] && [ "$(now_us)" -lt "$until2" ]; do
+			nap 2000
+		done
+		if [ "$(cg_populated "$cg")" != 0 ]; then
+			left=$(cat "$cg/cgroup.procs")
+			# shellcheck disable=SC2086
+			fail "witness: cgroup $cg still populated $((SETTLE_US / 1000000)) s after corral ended: $(echo $left | wc -w) process(es):"
+			# shellcheck disable=SC2086
+			witness_describe $left
+			echo 1 >"$cg/cgroup.kill"
+			local u3=$(($(now_us) + 5000000))
+			while [ "$(cg_populated "$cg")" != 0 ] && [ "$(now_us)" -lt "$u3" ]; do nap 20000; done
+		fi
+		rmdir "$cg" 2>/dev/null || fail "cannot remove the run's cgroup $cg"
+	fi
+	left=$(witness_pids)
+	while [ -n "$left" ] && [ "$(now_us)" -lt "$until2" ]; do
+		nap 20000
+		left=$(witness_pids)
+	done
+	if [ -n "$left" ]; then
+		# shellcheck disable=SC2086
+		fail "witness: $(echo $left | wc -w) process(es) carrying the marker still alive $((SETTLE_US / 1000000)) s after corral ended:"
+		# shellcheck disable=SC2086
+		witness_describe $left
+		witness_kill
+	fi
+
+	# Where did the run end? The journal is written before each event's task
+	# goes on, so it is complete up to the instant corral ended.
+	local stage
+	if ! grep -q '"event":"exec"' "$j" 2>/dev/null; then
+		stage=before-bwrap
+	elif grep '"event":"exec"' "$j" | grep -vq '"setup":true'; then
+		stage=command
+	else
+		stage=setup
+	fi
+	STAGES[$way.$stage]=$((${STAGES[$way.$stage]:-0} + 1))
+
+	# timeout, SIGTERM: corral ends the run itself and journals it. The one
+	# exception: a SIGTERM that lands before corral has blocked its signals
+	# (nothing started yet, no exec) kills it by the default action.
+	if [ "$way" != sigkill ] && [ "$rc" = "$want" ]; then
+		local last
+		last=$(tail -n 1 "$j" 2>/dev/null)
+		if [[ $last == *'"event":"end"'* ]]; then
+			[[ $last == *"\"exit_code\":$want,"* && $last == *'"survivors":0'* ]] ||
+				fail "journal: the end is not exit_code $want with survivors 0: $(cut -c1-250 <<<"$last")"
+			[[ $last == *'"sandbox_failed"'* ]] &&
+				fail "journal: a run that was ended is reported as a sandbox failure: $(cut -c1-250 <<<"$last")"
+		elif [ "$way" = timeout ] || [ "$stage" != before-bwrap ]; then
+			fail "journal: no end event ($stage)"
+			show_journal "$j"
+		fi
+	fi
+	[ "$FAILS" -gt 0 ] && [ -s "$j" ] && [ -n "${KEEP_FAILED:-}" ] || rm -f "$j" "$err"
+}
+
+# spread I N LOW: the I-th of N instants (µs) over LOW..40 ms, dense before 20 ms
+spread() {
+	local i=$1 n=$2 lo=$3 dense step
+	dense=$((n * 7 / 10))
+	if [ "$i" -lt "$dense" ]; then
+		step=$(((20000 - lo) / dense))
+		echo $((lo + i * step + RANDOM % step))
+	else
+		step=$((20000 / (n - dense)))
+		echo $((20000 + (i - dense) * step + RANDOM % step))
+	fi
+}
+
+t_start=$(now_us)
+for way in timeout sigterm sigkill; do
+	f0=$FAILS
+	w0=$(now_us)
+	for ((i = 0; i < RUNS; i++)); do
+		# spread over 0..40 ms (timeout: 1..40 ms): 70% of the runs in
+		# equal steps over the first 20 ms (where bwrap's setup is), the
+		# rest over 20..40 ms, each with a random offset inside its step so
+		# that repeated runs of the test also cover the instants between
+		us=$(spread "$i" "$RUNS" $([ "$way" = timeout ] && echo 1000 || echo 0))
+		
+		one "$way" "$i" "$us"
+	done
+	RUN_LABEL=
+	note "$way: $RUNS runs in $(secs $(($(now_us) - w0)))s, $((FAILS - f0)) failure(s); ended before bwrap's exec: ${STAGES[$way.before-bwrap]:-0}, during bwrap's setup: ${STAGES[$way.setup]:-0}, after the command's exec: ${STAGES[$way.command]:-0}"
+	[ "${STAGES[$way.setup]:-0}" -gt 0 ] ||
+		fail "$way: no run ended during bubblewrap's setup: the instants missed the window"
+done
+note "witness: $WITNESS${CG:+ (a child cgroup per run)}; total $(secs $(($(now_us) - t_start)))s"
+done_test

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# tests/run.sh [unit|integration|all] - run corral's tests.
+#
+# unit:        every $BUILD/tests/test_* binary (cmocka)
+# integration: every tests/integration/*.sh except lib.sh
+# all:         both (default)
+#
+# Each binary or script counts as passed (exit 0) or failed; the output of a
+# failed one is shown. The last line is exactly "N passed, M failed"; the exit
+# status is non-zero when M > 0.
+#
+# As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
+# test_sandbox and tests/integration/sandbox*.sh) run a second time as that
+# user (runuser), for the unprivileged path. The build tree and tests must be
+# readable by it.
+#
+# Environment: BUILD (default build), TEST_FILTER (a regex: run only the
+# tests whose name matches), TEST_TIMEOUT (seconds per unit binary/script,
+# default 600; a safety net against hangs).
+
+set -u
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+mode=${1:-all}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+export BUILD
+FILTER=${TEST_FILTER:-}
+LIMIT=${TEST_TIMEOUT:-600}
+CI_USER=corral-ci
+
+case $mode in
+unit | integration | all) ;;
+*)
+	echo "usage: tests/run.sh [unit|integration|all]" >&2
+	exit 2
+	;;
+esac
+
+passed=0
+failed=0
+failed_names=()
+log=$(mktemp "${TMPDIR:-/tmp}/corral-run.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+# one NAME CMD...: run CMD, count it, show its output when it fails.
+one() {
+	local name=$1 rc t0 t1
+	shift
+	if [ -n "$FILTER" ] && ! [[ $name =~ $FILTER ]]; then
+		return
+	fi
+	t0=$EPOCHREALTIME
+	timeout -k 10 "$LIMIT" "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	t1=$EPOCHREALTIME
+	local dt
+	dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" = 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS  $name (${dt}s)"
+	else
+		failed=$((failed + 1))
+		failed_names+=("$name")
+		local why="exit $rc"
+		[ "$rc" = 124 ] && why="timed out after ${LIMIT}s"
+		echo "FAIL  $name ($why, ${dt}s)"
+		local n
+		n=$(wc -l <"$log")
+		if [ "$n" -gt 150 ]; then
+			echo "  ... ($((n - 150)) lines cut)"
+		fi
+		tail -n 150 "$log" | sed 's/^/  | /'
+	fi
+}
+
+unit_bins() {
+	local f
+	for f in "$BUILD"/tests/test_*; do
+		[ -f "$f" ] && [ -x "$f" ] && echo "$f"
+	done
+}
+
+integration_scripts() {
+	local f
+	for f in "$ROOT"/tests/integration/*.sh; do
+		[ -f "$f" ] || continue
+		[ "${f##*/}" = lib.sh ] && continue
+		echo "$f"
+	done
+}
+
+if [ "$mode" != integration ]; then
+	bins=$(unit_bins)
+	[ -n "$bins" ] || echo "note: no unit test binaries in $BUILD/tests (make $BUILD/tests/...)"
+	for b in $bins; do
+		one "unit/${b##*/}" "$b"
+	done
+fi
+
+if [ "$mode" != unit ]; then
+	if [ ! -x "$BUILD/corral" ]; then
+		echo "note: $BUILD/corral is not built: integration tests will fail"
+	fi
+	for s in $(integration_scripts); do
+		one "integration/${s##*/}" bash "$s"
+	done
+fi
+
+# The sandbox tests again, unprivileged.
+if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
+	as_user=()
+	if [ "$mode" != integration ] && [ -x "$BUILD/tests/test_sandbox" ]; then
+		as_user+=("$BUILD/tests/test_sandbox")
+	fi
+	if [ "$mode" != unit ]; then
+		for s in "$ROOT"/tests/integration/sandbox*.sh; do
+			[ -f "$s" ] && as_user+=("$s")
+		done
+	fi
+	if [ "${#as_user[@]}" -gt 0 ]; then
+		if ! runuser -u "$CI_USER" -- test -r "$BUILD/corral" -a -x "$BUILD" -a -r "$ROOT/tests/integration/lib.sh"; then
+			echo "note: user $CI_USER cannot read $BUILD or $ROOT/tests: unprivileged runs will fail"
+			echo "      (make the tree readable: chmod -R a+rX, and o+x on its parent directories)"
+		fi
+		for x in "${as_user[@]}"; do
+			case $x in
+			*.sh) one "integration/${x##*/} (as $CI_USER)" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp bash "$x" ;;
+			*) one "unit/${x##*/} (as $CI_USER)" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp "$x" ;;
+			esac
+		done
+	fi
+fi
+
+if [ "$failed" -gt 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failed_names[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
