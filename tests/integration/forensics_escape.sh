@@ -10,9 +10,9 @@
 #         completed and nothing of the tree is left.
 # Signals are aimed at a process started OUTSIDE corral (fx_escape target),
 # which must receive them under log and not under deny/kill.
-# Calls that are not escapes (PR_SET_PDEATHSIG, PR_SET_DUMPABLE, a new
-# process group of one's own) are reported "for the record": verdict
-# "allow", and never refused. A no-op setpgid into the group the member is
+# Calls that are not escapes are never refused; PR_SET_PDEATHSIG and
+# PR_SET_DUMPABLE are reported "for the record" (threat-model.md): one event,
+# verdict "allow". A no-op setpgid into the group the member is
 # already in is not an escape: an interactive bash must survive
 # --escape=kill.
 # Ordinary tools run unchanged under --escape=log: a job-control shell
@@ -173,7 +173,8 @@ for mode in log deny; do
 			j_expect "$J" '.event == "clone" or .event == "fork"' 0 "no child under deny"
 		elif [ -n "$IS_ROOT" ]; then
 			out_has '^effect=yes child [0-9]+ status 0$' "the namespaced child ran"
-			j_expect "$J" '.event == "clone"' 1 "the namespaced child is a member (clone event)"
+			# exit signal SIGCHLD: the kernel reports it as a fork
+			j_expect "$J" '.event == "clone" or .event == "fork"' 1 "the namespaced child is a member (fork/clone event)"
 		fi
 	fi
 
@@ -307,7 +308,7 @@ for mode in log deny; do
 	RUN_LABEL="$mode setpgid(0, 0)"
 	if esc $mode setpgid-own; then
 		out_has '^setpgid-own ret=0 errno=0$' "a group of its own is never refused"
-		one_escape "setpgid(0, 0)" allow
+		j_expect "$J" '.event == "escape" and .verdict != "allow"' 0 "setpgid(0, 0) judged an escape"
 	fi
 done
 
@@ -350,9 +351,12 @@ t_not_got "tgkill under --escape=kill"
 RUN_LABEL="kill mode, not escapes"
 J=$T/j.notesc
 run -- "$CORRAL" run -q -j "$J" --escape=kill -- sh -c '
-	"$0" kill 0 0 && "$0" kill '"$TP"' 0 &&
-	sleep 60 & s=$!; "$0" kill $s 15; wait $s; echo "member killed: $?"
-	"$0" ptracer $$' "$FIX/fx_escape"
+	"$0" kill 0 0
+	"$0" kill "$1" 0
+	sleep 60 & s=$!
+	"$0" kill $s 15
+	wait $s; echo "member killed: $?"
+	"$0" ptracer $$' "$FIX/fx_escape" "$TP"
 expect_rc 0 "--escape=kill, calls that are not escapes"
 expect_grep '^member killed: 143$' "$OUTF" "a signal inside the tree was delivered"
 j_valid "$J" && j_expect "$J" '.event == "escape" and .verdict != "allow"' 0 "escape verdicts other than allow"
@@ -386,7 +390,7 @@ printf '%s\n' 'set -m' 'sleep 1 | cat &' 'printf "b\na\n" | sort | tr "\n" , &' 
 run -- "$CORRAL" run -q -j "$J" --escape=log -- bash "$T/jobs.sh"
 expect_rc 0 "set -m script"
 expect_eq "$(cat "$OUTF")" "a,b, waited" "set -m script output"
-j_valid "$J" && j_expect "$J" '.event == "escape"' 0 "escape events of a job-control script"
+j_valid "$J" && j_expect "$J" '.event == "escape" and .verdict != "allow"' 0 "escape events of a job-control script"
 
 RUN_LABEL="log: make"
 J=$T/j.tool.make
@@ -395,7 +399,7 @@ printf 'all: b.txt\n\t@cat b.txt\nb.txt: a.txt\n\t@tr a-z A-Z <a.txt >b.txt\na.t
 run -- "$CORRAL" run -q -j "$J" --escape=log -- make -s -C "$T/mk"
 expect_rc 0 "make"
 expect_eq "$(cat "$OUTF")" "MADE BY MAKE" "make output"
-j_valid "$J" && j_expect "$J" '.event == "escape"' 0 "escape events of make"
+j_valid "$J" && j_expect "$J" '.event == "escape" and .verdict != "allow"' 0 "escape events of make"
 
 RUN_LABEL="log: python subprocess start_new_session"
 J=$T/j.tool.py
@@ -404,7 +408,7 @@ run -- "$CORRAL" run -q -j "$J" --escape=log -- /usr/bin/python3 -c \
 expect_rc 0 "python subprocess with start_new_session"
 expect_eq "$(cat "$OUTF")" "child ok" "python output"
 if j_valid "$J"; then
-	j_expect "$J" '.event == "escape"' 1 "escape events of python"
+	j_expect "$J" '.event == "escape" and .verdict != "allow"' 1 "escape events of python"
 	j_expect "$J" '.event == "escape" and .call == "setsid()" and .verdict == "log"' 1 "python's setsid logged"
 fi
 
