@@ -455,14 +455,14 @@ term_three() {
 	local ready=${TERM_READY:-20} j
 	local -a opts=(${TERM_OPTS[@]+"${TERM_OPTS[@]}"})
 	for way in ${TERM_WAYS:-timeout sigterm sigkill}; do
-		RUN_LABEL=$way
+		RUN_LABEL=${TERM_CASE:+$TERM_CASE: }$way
 		j=$T/j.$way.$RUN
 		case $way in
 		timeout)
 			start -- "$CORRAL" run -q -j "$j" --timeout "$to" -k "$ka" "${opts[@]}" -- "$@" || continue
 			# the hard situation must be in place before the timeout fires
 			await "$re" "$to"
-			finish
+			finish $((to + ka + slack + 15))
 			expect_rc 124 "--timeout $to"
 			expect_within $((to + ka + slack)) "--timeout $to -k $ka (from start)"
 			if j_valid "$j"; then
@@ -482,7 +482,7 @@ term_three() {
 			else
 				kill -KILL "$PID"
 			fi
-			finish
+			finish $((ka + slack + 15))
 			expect_rc $code "SIG$sig to corral"
 			expect_within $((ka + slack)) "SIG$sig to corral, -k $ka (from the signal)"
 			if j_valid "$j"; then
@@ -498,7 +498,7 @@ term_three() {
 			await "$re" "$ready"
 			mark
 			kill -KILL "$PID"
-			finish
+			finish 15
 			expect_rc 137 "SIGKILL to corral"
 			j_parse "$j"
 			# the tree dies asynchronously (EXITKILL): allow 5 s
