@@ -146,6 +146,13 @@ class Bench:
         except subprocess.TimeoutExpired:
             log('  runner timed out: %s' % ' '.join(argv))
             return None
+        except OSError as e:
+            # EAGAIN from fork: the machine is out of pids (a shared
+            # machine running someone's fork bomb). Count it, let it
+            # breathe, go on.
+            log('  cannot run a trial: %s' % e)
+            time.sleep(2)
+            return None
         try:
             res = json.loads(r.stdout.decode().strip().splitlines()[-1])
         except (ValueError, IndexError):
@@ -388,7 +395,8 @@ static unsigned long f%(k)d(unsigned long x)
             'kernel': platform.release(),
             'cpu': first('/proc/cpuinfo', 'model name'),
             'cpus': os.cpu_count(),
-            'memory': first('/proc/meminfo', 'MemTotal'),
+            'memory': '%.0f GiB' % (int(first('/proc/meminfo', 'MemTotal')
+                                         .split()[0]) / 2**20),
             'load': open('/proc/loadavg').read().split()[:3],
             'commit': commit,
             'corral': getattr(self, 'corral_version', '-'),
