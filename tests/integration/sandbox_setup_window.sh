@@ -38,13 +38,25 @@ fi
 
 WS=$T/ws
 mkdir -p "$WS"
-mkfifo "$T/nap"
-exec {NAP}<>"$T/nap"
+mkfifo "$T/nap" "$T/status"
+exec {NAP}<>"$T/nap" {STF}<>"$T/status"
 
 # nap US: wait US microseconds (builtin, see above).
 nap() {
 	[ "$1" -gt 0 ] || return 0
 	read -r -t "$(printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)))" -u "$NAP" _
+}
+
+# hang_report PID CG: what a hung corral and its tree are doing
+hang_report() {
+	local p
+	for p in $1 $( [ -n "$2" ] && cat "$2/cgroup.procs" 2>/dev/null); do
+		printf '  pid %s: %s [%s, wchan %s]\n' "$p" \
+			"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-100)" \
+			"$(awk '{print "state " $3 ", ppid " $4}' "/proc/$p/stat" 2>/dev/null)" \
+			"$(cat "/proc/$p/wchan" 2>/dev/null)" >&2
+	done
+	[ -r "/proc/$1/stack" ] && sed 's/^/    /' "/proc/$1/stack" >&2
 }
 
 cg_populated() { sed -n 's/^populated //p' "$1/cgroup.events" 2>/dev/null; }
@@ -69,31 +81,40 @@ one() {
 	sigkill) want=137 ;;
 	esac
 
-	# corral is this subshell (exec): $! is corral's pid from the fork on
+	# The launcher reports corral's pid, then its exit status, on the
+	# status FIFO: no polling of a pid that may have been reaped and reused.
 	(
-		exec {NAP}<&-
+		exec {NAP}<&- {STF}<&-
 		export CORRAL_TEST_MARK=$MARK
 		if [ -n "$cg" ]; then echo "$BASHPID" >"$cg/cgroup.procs" || exit 99; fi
-		exec "$CORRAL" run -q -j "$j" "${topt[@]}" --sandbox --workspace "$WS" -- sleep 1000
-	) </dev/null >"$err" 2>&1 &
-	cpid=$!
-	{
+		"$CORRAL" run -q -j "$j" "${topt[@]}" --sandbox --workspace "$WS" -- sleep 1000 9>&- &
+		echo "$!" >&9
+		wait "$!"
+		echo "$?" >&9
+	) </dev/null >"$err" 2>&1 9>&"$STF" &
+	local sub=$!
+	cpid= rc=
+	if ! read -r -t 10 -u "$STF" cpid; then
+		fail "the launcher did not start corral"
+		kill -KILL "$sub" 2>/dev/null
+	else
 		case $way in
 		sigterm) nap "$us"; kill -TERM "$cpid" ;;
 		sigkill) nap "$us"; kill -KILL "$cpid" ;;
 		esac
 		# bounded: a safety net against a hang, not a synchronisation
-		local until=$(($(now_us) + 20000000))
-		while kill -0 "$cpid" && [ "$(now_us)" -lt "$until" ]; do nap 1000; done
-		if [ "$(now_us)" -ge "$until" ]; then
+		if ! read -r -t 20 -u "$STF" rc; then
+			fail "corral (pid $cpid) still running 20 s after it was ended: hung; its tree:"
+			hang_report "$cpid" "$cg"
+			cp "$j" "$T/hung.$way.$i.journal" 2>/dev/null && note "journal kept: $T/hung.$way.$i.journal"
+			show_journal "$j"
 			kill -KILL "$cpid"
-			echo "corral hung: killed after 20 s" >>"$err"
+			read -r -t 10 -u "$STF" rc
 		fi
-		wait "$cpid"
-		rc=$?
-	} 2>/dev/null # bash's "Killed" notice for the job
+	fi
+	wait "$sub"
 	if [ "$rc" != "$want" ]; then
-		fail "corral exit status $rc, expected $want"
+		fail "corral exit status ${rc:-none}, expected $want"
 		sed 's/^/  | /' "$err" | head -n 10 >&2
 	fi
 
@@ -131,13 +152,12 @@ one() {
 	# Where did the run end? The journal is written before each event's task
 	# goes on, so it is complete up to the instant corral ended.
 	local stage
-	if ! grep -q '"event":"exec"' "$j" 2>/dev/null; then
-		stage=before-bwrap
-	elif grep '"event":"exec"' "$j" | grep -vq '"setup":true'; then
-		stage=command
-	else
-		stage=setup
-	fi
+	stage=$(awk '
+		/"event":"exec"/ { if (/"setup":true/) b = 1; else c = 1 }
+		/"event":"(fork|clone)"/ && /"setup":true/ {
+			if (/"nspid":1[,}]/) p = 1; else if (/"nspid":2[,}]/) f = 1 }
+		END { print c ? "command" : f ? "forked" : p ? "pid1" : b ? "bwrap" : "before" }' "$j" 2>/dev/null)
+	[ -n "$stage" ] || stage=before
 	STAGES[$way.$stage]=$((${STAGES[$way.$stage]:-0} + 1))
 
 	# timeout, SIGTERM: corral ends the run itself and journals it. The one
@@ -151,7 +171,7 @@ one() {
 				fail "journal: the end is not exit_code $want with survivors 0: $(cut -c1-250 <<<"$last")"
 			[[ $last == *'"sandbox_failed"'* ]] &&
 				fail "journal: a run that was ended is reported as a sandbox failure: $(cut -c1-250 <<<"$last")"
-		elif [ "$way" = timeout ] || [ "$stage" != before-bwrap ]; then
+		elif [ "$way" = timeout ] || [ "$stage" != before ]; then
 			fail "journal: no end event ($stage)"
 			show_journal "$j"
 		fi
@@ -159,35 +179,56 @@ one() {
 	[ "$FAILS" -gt 0 ] && [ -s "$j" ] && [ -n "${KEEP_FAILED:-}" ] || rm -f "$j" "$err"
 }
 
-# spread I N LOW: the I-th of N instants (µs) over LOW..40 ms, dense before 20 ms
+# spread I N LOW: the I-th of N instants (µs) over LOW..40 ms, densest where
+# bwrap's setup is: half of them over LOW..10 ms, 30% over 10..25 ms, 20%
+# over 25..40 ms; each at a random offset inside its step, so that repeated
+# runs of the test also cover the instants between steps
 spread() {
-	local i=$1 n=$2 lo=$3 dense step
-	dense=$((n * 7 / 10))
-	if [ "$i" -lt "$dense" ]; then
-		step=$(((20000 - lo) / dense))
+	local i=$1 n=$2 lo=$3 n1 n2 step
+	n1=$((n / 2))
+	n2=$((n * 8 / 10))
+	if [ "$i" -lt "$n1" ]; then
+		step=$(((10000 - lo) / n1))
 		echo $((lo + i * step + RANDOM % step))
+	elif [ "$i" -lt "$n2" ]; then
+		step=$((15000 / (n2 - n1)))
+		echo $((10000 + (i - n1) * step + RANDOM % step))
 	else
-		step=$((20000 / (n - dense)))
-		echo $((20000 + (i - dense) * step + RANDOM % step))
+		step=$((15000 / (n - n2)))
+		echo $((25000 + (i - n2) * step + RANDOM % step))
 	fi
 }
+
+# The witness must see inside the sandbox: with a sandboxed sleep running,
+# it finds it (by the cgroup as root, by the marker otherwise).
+RUN_LABEL="witness self-check"
+start -- "$CORRAL" run -q --sandbox --workspace "$WS" -- /bin/sh -c 'echo READY; exec sleep 1000'
+if await '^READY$' 20; then
+	seen=
+	for p in $(witness_pids); do
+		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep 1000 " ] && seen=$p
+	done
+	[ -n "$seen" ] || fail "the witness ($WITNESS) does not see the sandboxed sleep 1000"
+fi
+kill -TERM "$PID"
+finish 20
+expect_rc 143 "SIGTERM to corral (self-check)"
+end_run
+RUN_LABEL=
+[ "$FAILS" = 0 ] || done_test
 
 t_start=$(now_us)
 for way in timeout sigterm sigkill; do
 	f0=$FAILS
 	w0=$(now_us)
 	for ((i = 0; i < RUNS; i++)); do
-		# spread over 0..40 ms (timeout: 1..40 ms): 70% of the runs in
-		# equal steps over the first 20 ms (where bwrap's setup is), the
-		# rest over 20..40 ms, each with a random offset inside its step so
-		# that repeated runs of the test also cover the instants between
 		us=$(spread "$i" "$RUNS" $([ "$way" = timeout ] && echo 1000 || echo 0))
-		
 		one "$way" "$i" "$us"
 	done
 	RUN_LABEL=
-	note "$way: $RUNS runs in $(secs $(($(now_us) - w0)))s, $((FAILS - f0)) failure(s); ended before bwrap's exec: ${STAGES[$way.before-bwrap]:-0}, during bwrap's setup: ${STAGES[$way.setup]:-0}, after the command's exec: ${STAGES[$way.command]:-0}"
-	[ "${STAGES[$way.setup]:-0}" -gt 0 ] ||
+	setup=$((${STAGES[$way.bwrap]:-0} + ${STAGES[$way.pid1]:-0} + ${STAGES[$way.forked]:-0}))
+	note "$way: $RUNS runs in $(secs $(($(now_us) - w0)))s, $((FAILS - f0)) failure(s); ended: before bwrap's exec ${STAGES[$way.before]:-0}, during bwrap's setup $setup (bwrap running ${STAGES[$way.bwrap]:-0}, its PID 1 up ${STAGES[$way.pid1]:-0}, the command forked ${STAGES[$way.forked]:-0}), after the command's exec ${STAGES[$way.command]:-0}"
+	[ "$setup" -gt 0 ] ||
 		fail "$way: no run ended during bubblewrap's setup: the instants missed the window"
 done
 note "witness: $WITNESS${CG:+ (a child cgroup per run)}; total $(secs $(($(now_us) - t_start)))s"
