@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# sandbox_bad_input.sh - `--sandbox` that cannot be built: a clear message,
+# exit 125, nothing started. The command would create a marker file (in the
+# workspace, and on the host if it ever ran unsandboxed); the marker must not
+# exist, and the journal's end says processes 0.
+#   - bubblewrap missing (PATH without bwrap; a non-executable "bwrap");
+#   - a workspace that does not exist, a file, or /;
+#   - a --bind / --ro-bind of a missing path, or of /;
+#   - a bwrap that exits before the command runs (the sandbox failed):
+#     125, the command not run;
+#   - a setuid bubblewrap first in PATH: docs/sandbox.md ("Decision: a
+#     setuid bwrap"): corral does not refuse it as such; seized before it
+#     runs, it has no privileges and works as a plain bwrap. So the command
+#     must run sandboxed (network off, checked from inside). As root, when an
+#     unprivileged user (corral-ci, else nobody) can run corral, a setuid-root
+#     copy is also run as that user.
+. "$(dirname "$0")/lib.sh"
+need_corral
+
+WS=$T/ws
+mkdir -p "$WS"
+chmod 777 "$WS"
+CORRAL_ABS=$(readlink -f "$CORRAL")
+
+# refused LABEL MESSAGE_REGEX [env...] -- corral run options...: the run
+# must exit 125 with a message matching MESSAGE_REGEX, the markers must not
+# exist and nothing may have been started. LAST_J: its journal.
+refused() {
+	local label=$1 re=$2 j
+	shift 2
+	local -a envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	RUN_LABEL=$label
+	j=$T/j.refused.$((RUN + 1))
+	LAST_J=$j
+	rm -f "$WS/marker" "$T/marker"
+	run -- env ${envs[@]+"${envs[@]}"} "$CORRAL_ABS" run -j "$j" "$@" -- \
+		/bin/sh -c "touch $WS/marker $T/marker 2>/dev/null; touch $WS/marker; echo RAN"
+	expect_rc 125 "$label"
+	expect_grep "$re" "$ERRF" "$label: the message"
+	grep -q '^corral: ' "$ERRF" || fail "$label: no 'corral: ' message on stderr"
+	[ -e "$WS/marker" ] && fail "$label: the command ran (marker $WS/marker exists)"
+	[ -e "$T/marker" ] && fail "$label: the command ran unsandboxed (marker $T/marker exists)"
+	grep -q '^RAN$' "$OUTF" && fail "$label: the command ran (its output is there)"
+	if [ -s "$j" ]; then
+		j_valid "$j" && {
+			j_expect_end "$j" exit_code 125
+			j_expect "$j" '.event == "exec" and (.setup | not)' 0 "$label: exec of the command"
+		}
+	fi
+	RUN_LABEL=
+}
+
+# --- bubblewrap missing ----------------------------------------------------
+refused "no bwrap in PATH" 'bubblewrap|bwrap' PATH=/nonexistent -- --sandbox --workspace "$WS"
+[ -s "$LAST_J" ] && j_expect_end "$LAST_J" processes 0
+
+mkdir -p "$T/fakebin"
+printf 'not a program\n' >"$T/fakebin/bwrap"
+chmod 644 "$T/fakebin/bwrap"
+refused "bwrap not executable" 'bubblewrap|bwrap' PATH="$T/fakebin" -- --sandbox --workspace "$WS"
+[ -s "$LAST_J" ] && j_expect_end "$LAST_J" processes 0
+
+# --- the workspace ---------------------------------------------------------
+refused "missing workspace" "$T/nonexistent" -- --sandbox --workspace "$T/nonexistent"
+[ -e "$T/nonexistent" ] && fail "missing workspace: corral created it"
+[ -s "$LAST_J" ] && j_expect_end "$LAST_J" processes 0
+: >"$T/afile"
+refused "workspace is a file" "$T/afile" -- --sandbox --workspace "$T/afile"
+refused "workspace is /" 'workspace /' -- --sandbox --workspace /
+
+# --- binds -----------------------------------------------------------------
+refused "--bind of a missing path" "$T/missing-bind" -- --sandbox --workspace "$WS" --bind "$T/missing-bind"
+[ -e "$T/missing-bind" ] && fail "--bind of a missing path: corral created it"
+[ -s "$LAST_J" ] && j_expect_end "$LAST_J" processes 0
+refused "--ro-bind of a missing path" "$T/missing-ro" -- --sandbox --workspace "$WS" --ro-bind "$T/missing-ro"
+refused "--bind /" '--bind /' -- --sandbox --workspace "$WS" --bind /
+
+# --- a bwrap that gives up before the command runs -------------------------
+cat >"$T/fakebin/bwrap" <<'EOF'
+#!/bin/sh
+echo "bwrap: fake: cannot build the sandbox" >&2
+exit 1
+EOF
+chmod 755 "$T/fakebin/bwrap"
+refused "bwrap fails" 'sandbox' PATH="$T/fakebin:/usr/bin:/bin" -- --sandbox --workspace "$WS"
+
+# --- a setuid bwrap --------------------------------------------------------
+BWRAP=$(command -v bwrap)
+if [ -z "$BWRAP" ]; then
+	note "no bwrap installed: setuid cases skipped"
+	done_test
+fi
+if ! "$CORRAL" probe >"$T/probe" 2>&1; then
+	note "the sandbox is not usable here, setuid cases skipped: $(tr '\n' ' ' <"$T/probe")"
+	done_test
+fi
+
+# netcheck: prints "net off" when an AF_INET socket cannot be made inside
+NETCHECK='import socket
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    print("net on")
+except OSError as e:
+    print("net off", e.errno)'
+
+# setuid_run LABEL DIR [runuser -u USER --]: a setuid copy of bwrap in DIR,
+# first in PATH; the command must run sandboxed.
+setuid_run() {
+	local label=$1 dir=$2 j
+	shift 2
+	RUN_LABEL=$label
+	j=$WS/j.suid.$((RUN + 1)) # (writable by the user corral runs as)
+	[ -u "$dir/bwrap" ] || note "$label: $dir/bwrap is not setuid (nosuid filesystem?): tested anyway"
+	run -- "$@" env PATH="$dir:/usr/bin:/bin" "$CORRAL_ABS" run -j "$j" --sandbox --workspace "$WS" -- \
+		/usr/bin/python3 -c "$NETCHECK"
+	expect_rc 0 "$label: corral --sandbox with a setuid bwrap (docs/sandbox.md: not refused as such)"
+	expect_grep '^net off' "$OUTF" "$label: the command ran sandboxed (no network)"
+	if j_valid "$j"; then
+		j_expect "$j" ".event == \"exec\" and .setup == true and .path == \"$dir/bwrap\"" 1 "$label: the setuid copy was the bwrap run"
+		j_expect_end "$j" survivors 0
+	fi
+	RUN_LABEL=
+}
+
+mkdir -p "$T/suid"
+cp "$BWRAP" "$T/suid/bwrap"
+chmod 4755 "$T/suid/bwrap"
+setuid_run "setuid bwrap (owner $(id -un))" "$T/suid"
+
+if [ "$(id -u)" = 0 ]; then
+	# a setuid-ROOT bwrap run by an unprivileged user: the case that matters
+	u=
+	for cand in corral-ci nobody; do
+		id -u "$cand" >/dev/null 2>&1 || continue
+		runuser -u "$cand" -- test -x "$CORRAL_ABS" -a -w "$WS" 2>/dev/null || continue
+		u=$cand
+		break
+	done
+	if [ -n "$u" ]; then
+		setuid_run "setuid-root bwrap run by $u" "$T/suid" runuser -u "$u" --
+	else
+		note "no unprivileged user can run $CORRAL_ABS: setuid-root case as non-root skipped"
+	fi
+fi
+
+done_test
