@@ -242,6 +242,7 @@ static unsigned long f%(k)d(unsigned long x)
             self.runner([], cmd)
             walls = {c: [] for c, _ in contenders}
             ratios = {c: [] for c, _ in contenders}
+            vs_floor = {c: [] for c, _ in contenders}
             for r in range(cfg['rounds']):
                 this_round = {}
                 for cname, prefix in self.rotate(contenders, r):
@@ -257,13 +258,18 @@ static unsigned long f%(k)d(unsigned long x)
                         walls[cname].append(res['wall'])
                     else:
                         self.results['failures'] += 1
+                # Ratios within a round: the machine's drift cancels.
                 base = this_round.get('untraced')
+                floor = this_round.get('floor')
                 for cname, w in this_round.items():
                     if base:
                         ratios[cname].append(w / base)
+                    if floor:
+                        vs_floor[cname].append(w / floor)
             self.results['overhead'][name] = {
                 'desc': desc,
-                'contenders': {c: {'wall': walls[c], 'ratio': ratios[c]}
+                'contenders': {c: {'wall': walls[c], 'ratio': ratios[c],
+                                   'vs_floor': vs_floor[c]}
                                for c, _ in contenders}}
 
     # -- 2. ending a tree ---------------------------------------------------
@@ -414,7 +420,7 @@ static unsigned long f%(k)d(unsigned long x)
         out('machine: %s x %s, %s, Linux %s, load %s at start; %s'
             % (m['cpus'], m['cpu'], m['memory'], m['kernel'],
                ' '.join(m['load']), m['strace']))
-        out('median [min..max] over the runs; x = median of per-round ratios')
+        out('median [min..max] over the runs; x and % = median of the per-round ratios')
         out('')
 
         out('### 1. Overhead (wall time of the whole workload)')
@@ -423,20 +429,20 @@ static unsigned long f%(k)d(unsigned long x)
             ' vs floor |')
         out('| --- | --- | ---: | ---: | ---: | ---: |')
         for wname, w in R['overhead'].items():
-            fl = w['contenders'].get('floor', {}).get('wall')
-            flm = statistics.median(fl) if fl else None
             for cname, c in w['contenders'].items():
                 if not c['wall']:
                     out('| %s | %s | failed | | | |' % (wname, cname))
                     continue
                 med = statistics.median(c['wall'])
                 ratio = statistics.median(c['ratio']) if c['ratio'] else None
+                vf = statistics.median(c['vs_floor']) if c['vs_floor'] \
+                    else None
                 out('| %s | %s | %.3f | %.3f..%.3f | %s | %s |' % (
                     '%s (%s)' % (wname, w['desc']) if cname == 'untraced'
                     else '', cname, med, min(c['wall']), max(c['wall']),
                     '%.3fx (%+.1f%%)' % (ratio, (ratio - 1) * 100)
                     if ratio else '-',
-                    '%+.1f%%' % ((med / flm - 1) * 100) if flm else '-'))
+                    '%+.1f%%' % ((vf - 1) * 100) if vf else '-'))
         out('')
 
         out('### 2. Ending a tree (request to confirmed empty)')
@@ -529,10 +535,9 @@ static unsigned long f%(k)d(unsigned long x)
                       % ((r - 1) * 100), 'met' if r <= 1.02 else
                       'MISSED by %.1f points' % ((r - 1.02) * 100)))
         x = R['overhead'].get('exec loop', {}).get('contenders', {})
-        cr = med(x.get('corral', {}).get('wall'))
-        fr = med(x.get('floor', {}).get('wall'))
-        if cr and fr:
-            d = cr / fr - 1
+        vf = med(x.get('corral', {}).get('vs_floor'))
+        if vf:
+            d = vf - 1
             g.append(('exec loop at the event-only floor (within 5%)',
                       'corral %+.1f%% vs floor' % (d * 100),
                       'met' if d <= 0.05 else
