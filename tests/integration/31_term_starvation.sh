@@ -9,7 +9,9 @@ for n in 300; do
 	RUN_LABEL="storm -s $n"
 	j=$T/j.$n
 	start -- "$CORRAL" run -q -j "$j" --timeout 3 -k 1 -- "$FIX/storm" -s "$n"
-	await "^READY $n\$" 3
+	# the timeout may fire before all workers are up: the storm is raging
+	# either way, so not being READY is not a failure here
+	AWAIT_SOFT=1 await "^READY $n\$" 3
 	finish 60
 	expect_rc 124 "--timeout 3 on storm -s $n"
 	expect_within $((3 + 1 + 5)) "--timeout 3 -k 1 (from start)"
