@@ -165,6 +165,23 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t,
 		t->len = t->cap - 1;
 }
 
+/* A pointer argument: the string it points to when it could be read. */
+static void put_ptr(struct text *t, const struct audit_ctx *c, int i,
+		    unsigned long long v)
+{
+	if (!c->str[i]) {
+		put(t, "%#llx", v);
+		return;
+	}
+	put(t, "\"");
+	for (const char *p = c->str[i]; *p; p++)
+		put(t, (*p == '"' || *p == '\\') ? "\\%c"
+		       : (unsigned char)*p < 0x20 ? "\\x%02x"
+						  : "%c",
+		    (unsigned char)*p);
+	put(t, "\"");
+}
+
 static void put_flags(struct text *t, unsigned long v,
 		      const struct flag_name *names)
 {
@@ -361,6 +378,9 @@ static void decode_setpgid(struct audit_call *out, struct text *t,
 		guard_verdict(out, pgid, "joins the supervisor's process group");
 	else if (pgid == 0 || pgid == pid || (pid == 0 && pgid == c->caller))
 		verdict(out, false, "new process group");
+	else if ((pid == 0 || pid == c->caller) && c->caller_pgid &&
+		 pgid == c->caller_pgid)
+		verdict(out, false, ""); /* the group it is in: a no-op */
 	else if (member(tree, pgid) || member_pgrp(tree, pgid))
 		/* A group numbered after a live member was made by it: a pid
 		 * is not handed out while a group bears its number. */
@@ -448,20 +468,29 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		decode_prctl(out, &t, c, tree);
 		break;
 	case FILTER_RULE_MOUNT:
-		put(&t, "mount(%#llx, %#llx, %#llx, ", (ull)a[0], (ull)a[1],
-		    (ull)a[2]);
+		put(&t, "mount(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ", ");
+		put_ptr(&t, c, 1, (ull)a[1]);
+		put(&t, ", ");
+		put_ptr(&t, c, 2, (ull)a[2]);
+		put(&t, ", ");
 		put_flags(&t, a[3], mount_flags);
 		put(&t, ", %#llx)", (ull)a[4]);
 		verdict(out, true, "changes mounts");
 		break;
 	case FILTER_RULE_UMOUNT2:
-		put(&t, "umount2(%#llx, ", (ull)a[0]);
+		put(&t, "umount2(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ", ");
 		put_flags(&t, (unsigned int)a[1], umount_flags);
 		put(&t, ")");
 		verdict(out, true, "changes mounts");
 		break;
 	case FILTER_RULE_UMOUNT:
-		put(&t, "umount(%#llx)", (ull)a[0]);
+		put(&t, "umount(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ")");
 		verdict(out, true, "changes mounts");
 		break;
 	case FILTER_RULE_MOVE_MOUNT:
@@ -476,11 +505,17 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		verdict(out, true, "changes mounts");
 		break;
 	case FILTER_RULE_CHROOT:
-		put(&t, "chroot(%#llx)", (ull)a[0]);
+		put(&t, "chroot(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ")");
 		verdict(out, true, "changes its root");
 		break;
 	case FILTER_RULE_PIVOT_ROOT:
-		put(&t, "pivot_root(%#llx, %#llx)", (ull)a[0], (ull)a[1]);
+		put(&t, "pivot_root(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ", ");
+		put_ptr(&t, c, 1, (ull)a[1]);
+		put(&t, ")");
 		verdict(out, true, "changes its root");
 		break;
 	case FILTER_RULE_KILL:
@@ -589,6 +624,50 @@ static pid_t fd_target(pid_t tid, int fd)
 	return (pid_t)v;
 }
 
+/*
+ * Read a NUL-terminated string from a stopped member. process_vm_readv()
+ * fails on a range that crosses into an unmapped page, so read up to each
+ * page end at a time.
+ */
+static bool read_str(pid_t tid, unsigned long long addr, char *buf,
+		     size_t len)
+{
+	size_t got = 0;
+	if (!addr)
+		return false;
+	while (got + 1 < len) {
+		size_t page = 4096 - ((addr + got) & 4095);
+		size_t want = len - 1 - got < page ? len - 1 - got : page;
+		struct iovec l = {buf + got, want};
+		struct iovec r = {(void *)(uintptr_t)(addr + got), want};
+		ssize_t n = process_vm_readv(tid, &l, 1, &r, 1, 0);
+		if (n <= 0)
+			return got > 0 && memchr(buf, 0, got);
+		if (memchr(buf + got, 0, (size_t)n))
+			return true;
+		got += (size_t)n;
+	}
+	buf[len - 1] = 0;
+	return true;
+}
+
+/* Which arguments of a rule's call are strings worth showing. */
+static unsigned str_args(unsigned long rule)
+{
+	switch (rule) {
+	case FILTER_RULE_MOUNT:
+		return 0x7; /* source, target, fs type */
+	case FILTER_RULE_PIVOT_ROOT:
+		return 0x3;
+	case FILTER_RULE_UMOUNT2:
+	case FILTER_RULE_UMOUNT:
+	case FILTER_RULE_CHROOT:
+		return 0x1;
+	default:
+		return 0;
+	}
+}
+
 int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
 		  const struct audit_tree_ops *tree, struct audit_call *out)
 {
@@ -614,6 +693,16 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
 	};
 	if (msg == FILTER_RULE_PIDFD_SEND_SIGNAL)
 		c.fd_target = fd_target(tid, (int)si.seccomp.args[0]);
+	if (msg == FILTER_RULE_SETPGID) {
+		pid_t g = getpgid(tid);
+		c.caller_pgid = g > 0 ? g : 0;
+	}
+	char strs[3][256];
+	unsigned want = str_args(msg);
+	for (int i = 0; i < 3; i++)
+		if ((want & (1u << i)) &&
+		    read_str(tid, si.seccomp.args[i], strs[i], sizeof(strs[i])))
+			c.str[i] = strs[i];
 
 	int err = audit_decode(&si, msg, &c, tree, out);
 	if (err)

@@ -50,7 +50,11 @@ struct audit_call {
 struct audit_ctx {
 	pid_t guard_pid, guard_tid, guard_pgid;
 	pid_t caller;	  /* the stopped tid */
+	pid_t caller_pgid; /* its process group, 0 if unknown */
 	pid_t fd_target;
+	/* Strings behind pointer arguments, read from the member's memory
+	 * by audit_inspect() (path, fs type...); NULL: print the address. */
+	const char *str[6];
 };
 
 /*

@@ -42,8 +42,33 @@ static void finish_now(struct corral *c)
 	c->res.t_grace = t - c->grace_start;
 	corral_stop_all(c);
 	c->res.t_stop = corral_now(c) - t;
-	stacks_at_end(c);
 	corral_kill_all(c);
+}
+
+/*
+ * The first step of ending, run from the loop: the stacks of what the tree
+ * was doing when the end was decided (before SIGTERM changes it: a program
+ * that dies of SIGTERM in the grace would otherwise leave no stack), then
+ * SIGTERM to every member and the grace.
+ */
+static void start_ending(struct corral *c)
+{
+	c->ending_started = true;
+	bool grace = c->grace_len > 0;
+	if (stacks_wanted(c)) {
+		corral_stop_all(c);
+		stacks_at_ending(c);
+		if (grace)
+			corral_resume_all(c);
+		/* Without a grace the tree stays held for kill-all. */
+		c->phase = PH_GRACE;
+	}
+	if (grace) {
+		table_foreach_live(&c->tab, term_one, c);
+		/* The grace is the members' time, not our stacks'. */
+		if (c->grace_deadline > c->grace_start)
+			c->grace_deadline = corral_now(c) + c->grace_len;
+	}
 }
 
 /*
@@ -77,14 +102,18 @@ void ending_begin(struct corral *c, enum corral_reason why, int sig)
 	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
 		     why != CORRAL_REASON_ESCAPE;
 	c->phase = PH_GRACE;
+	c->ending_started = false;
+	c->grace_len = grace ? c->cfg.kill_after : 0;
 	c->grace_start = corral_now(c);
-	c->grace_deadline = c->grace_start + (grace ? c->cfg.kill_after : 0);
-	if (grace)
-		table_foreach_live(&c->tab, term_one, c);
+	c->grace_deadline = c->grace_start + c->grace_len;
 }
 
 void ending_tick(struct corral *c)
 {
+	if (c->phase != PH_GRACE)
+		return;
+	if (!c->ending_started)
+		start_ending(c);
 	if (c->phase == PH_GRACE && corral_now(c) >= c->grace_deadline)
 		finish_now(c);
 }

@@ -70,6 +70,7 @@ struct corral {
 	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
 	int ttyfd;	     /* our controlling terminal, -1 if none */
 	bool cmd_own_group;  /* the command gets a new process group */
+	pid_t root_pgid;     /* the group the command started in */
 	bool tty_given;	     /* we gave it the terminal's foreground */
 	/* --pty */
 	int ptm;	     /* master side, -1 without --pty */
@@ -81,6 +82,8 @@ struct corral {
 	enum phase phase;
 	bool holding;	      /* stop-all active: keep every stop held */
 	double grace_start, grace_deadline; /* PH_GRACE */
+	double grace_len;
+	bool ending_started; /* stacks taken, SIGTERM sent */
 	double deadline;      /* --timeout, 0 = none */
 	bool root_exited;
 	bool finished; /* the end event has been emitted */
@@ -152,7 +155,9 @@ void stacks_one(struct corral *c, struct task *t, const char *why);
 int stacks_unwind(struct corral *c, struct task *t,
 		  struct corral_frame *frames, int max, const char **err);
 void stacks_all(struct corral *c, const char *why);
-void stacks_at_end(struct corral *c);
+/* Stacks for the reason the tree is being ended, if --stacks asks. */
+bool stacks_wanted(const struct corral *c);
+void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
 
 /* Emit an event to the journal and the callback. */

@@ -30,11 +30,13 @@ static bool is_member(pid_t pid, void *arg)
 static bool is_member_pgrp(pid_t pgid, void *arg)
 {
 	/*
-	 * A group is the tree's when its leader is a member: a member that
-	 * made a group is its leader, and a group outside the tree has a
-	 * leader we never saw.
+	 * A group is the tree's when its leader is a member (a member that
+	 * made a group is its leader; a group outside the tree has a leader
+	 * we never saw), or when it is the group the command was started in:
+	 * going back there (bash -i giving up job control) leaves nothing.
 	 */
-	return is_member(pgid, arg);
+	struct corral *c = arg;
+	return pgid == c->root_pgid || is_member(pgid, arg);
 }
 
 void engine_seccomp(struct corral *c, struct task *t)
@@ -64,8 +66,12 @@ void engine_seccomp(struct corral *c, struct task *t)
 	} else {
 		verdict = "log";
 	}
-	/* Calls the filter must trace but that are no escape stay quiet. */
-	if (call.escape || call.denied) {
+	/*
+	 * Calls the filter must trace but that say nothing (a signal within
+	 * the tree) stay quiet; an escape, a refusal, or a call the decoder
+	 * has a word for (a parent-death signal, not dumpable) is recorded.
+	 */
+	if (call.escape || call.denied || (call.why && *call.why)) {
 		c->res.escapes++;
 		/* The stack goes in the same event: who, what, verdict, where. */
 		struct corral_frame frames[UNWINDER_MAX_FRAMES];

@@ -116,6 +116,8 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		child(c, go[0], ep[1], parent);
 	}
+	/* The group the command starts in belongs to the tree (audit). */
+	c->root_pgid = (c->ptm >= 0 || c->cmd_own_group) ? pid : getpgrp();
 	if (c->ptm >= 0)
 		pty_parent(c);
 	else

@@ -97,28 +97,41 @@ void stacks_all(struct corral *c, const char *why)
 	}
 }
 
-void stacks_at_end(struct corral *c)
+/* The --stacks moment for a reason the tree is ended, and its name. */
+static unsigned moment(enum corral_reason r, const char **name)
 {
-	unsigned want = 0;
-	switch (c->res.reason) {
+	switch (r) {
 	case CORRAL_REASON_TIMEOUT:
-		want = CORRAL_STACKS_TIMEOUT;
-		break;
+		*name = "timeout";
+		return CORRAL_STACKS_TIMEOUT;
 	case CORRAL_REASON_SIGNAL:
 	case CORRAL_REASON_PARENT:
-		want = CORRAL_STACKS_SIGNAL;
-		break;
+	case CORRAL_REASON_REQUEST:
+		*name = "signal";
+		return CORRAL_STACKS_SIGNAL;
 	case CORRAL_REASON_EXITED:
-		want = CORRAL_STACKS_EXITLEFT;
-		break;
+		*name = "exit-left";
+		return CORRAL_STACKS_EXITLEFT;
 	case CORRAL_REASON_ESCAPE:
-		want = CORRAL_STACKS_ESCAPE;
-		break;
+		*name = "escape";
+		return CORRAL_STACKS_ESCAPE;
 	default:
-		break;
+		*name = NULL;
+		return 0;
 	}
-	if (c->cfg.stacks & want)
-		stacks_all(c, corral_reason_name(c->res.reason));
+}
+
+bool stacks_wanted(const struct corral *c)
+{
+	const char *name;
+	return (c->cfg.stacks & moment(c->res.reason, &name)) != 0;
+}
+
+void stacks_at_ending(struct corral *c)
+{
+	const char *name;
+	if (c->cfg.stacks & moment(c->res.reason, &name))
+		stacks_all(c, name);
 }
 
 bool stacks_is_crash(int sig)
