@@ -214,13 +214,21 @@ static void adopt_orphans(struct corral *c, pid_t dead_tgid)
 	}
 }
 
+static void clear_vfork_wait(struct corral *c, struct task *p)
+{
+	if (p->flags & TF_VFORK_WAIT) {
+		p->flags &= ~TF_VFORK_WAIT;
+		c->vfork_waiting--;
+	}
+}
+
 static void release_vfork_parent(struct corral *c, struct task *child)
 {
 	if (!child->vfork_parent)
 		return;
 	struct task *p = table_find(&c->tab, child->vfork_parent);
 	if (p)
-		p->flags &= ~TF_VFORK_WAIT;
+		clear_vfork_wait(c, p);
 	child->vfork_parent = 0;
 }
 
@@ -278,6 +286,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 	    c->orphans)
 		c->orphans--;
 	release_vfork_parent(c, t);
+	clear_vfork_wait(c, t);
 	if (thread) {
 		struct task *leader = table_find(&c->tab, tgid);
 		if (leader && leader->nthreads > 0)
@@ -347,6 +356,8 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	}
 	if (type == CORRAL_EV_VFORK) {
 		child->vfork_parent = t->tid;
+		if (!(t->flags & TF_VFORK_WAIT))
+			c->vfork_waiting++;
 		t->flags |= TF_VFORK_WAIT;
 	}
 	announce(c, child, t->tid, t->tgid, type, NULL);
@@ -365,6 +376,7 @@ static void on_exec(struct corral *c, struct task *t)
 		struct task *f = table_find(&c->tab, (pid_t)former);
 		if (f && f != t) {
 			release_vfork_parent(c, f);
+			clear_vfork_wait(c, f);
 			if (t->nthreads > 1)
 				t->nthreads--;
 			table_remove(&c->tab, f);

@@ -89,6 +89,7 @@ struct corral {
 	bool finished; /* the end event has been emitted */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
+	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
 
 	unsigned pending_sigs; /* bit per signal received, not yet acted on */
 	pid_t pending_from[32];
