@@ -233,6 +233,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	struct corral_config cfg = o.cfg;
 	cfg.self_argv = (const char *const *)self_argv;
 	bool tree = o.tree, quiet = o.quiet;
+	cfg.history = tree;
 
 	char err[512];
 	struct corral *c;

@@ -167,6 +167,9 @@ struct corral_config {
 	bool watch_parent;  /* end the tree when our parent dies */
 	bool handle_signals; /* SIGINT/TERM/HUP end the tree, USR1 snapshot */
 	bool pty;	     /* run the command on a new pseudo-terminal */
+	bool history;	     /* keep argv of every process for
+				corral_foreach_proc() even without a journal
+				or callback (costs two /proc reads per exec) */
 
 	unsigned stacks; /* CORRAL_STACKS_* */
 	double stack_budget; /* seconds for one round of stacks */

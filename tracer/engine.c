@@ -400,10 +400,12 @@ static void on_exec(struct corral *c, struct task *t)
 		unwinder_forget(c->unw, t->tgid);
 	if (t->tid == c->root)
 		c->root_execed = true;
-	char *path = c->sys->exe(c->sys->ctx, t->tid);
-	char *block = NULL;
+	char *path = NULL, *block = NULL;
 	char **argv = NULL;
-	c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
+	if (c->want_argv) {
+		path = c->sys->exe(c->sys->ctx, t->tid);
+		c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
+	}
 	task_set_exec(t, path, block, argv);
 	struct corral_event ev = {
 		.type = CORRAL_EV_EXEC,

@@ -66,6 +66,7 @@ struct corral {
 	struct sock_fprog filter;
 	struct corral_unwinder *unw; /* created at the first stack */
 	bool sandboxed;
+	bool want_argv;	     /* someone reads exec argv (journal, callback) */
 	bool command_execed; /* the command (not bwrap's setup) has exec'd */
 	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
 	int ttyfd;	     /* our controlling terminal, -1 if none */

@@ -198,6 +198,9 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	if (r < 0)
 		goto fail;
 	c->spawn_argv = (char **)cfg->argv;
+	/* argv and exe cost two /proc reads per exec: only when used. */
+	c->want_argv = cfg->journal_path || cfg->journal_fd >= 0 ||
+		       cfg->on_event || cfg->history;
 	r = journal_open(c, err, errlen);
 	if (r < 0) {
 		r = -EIO; /* -ENOENT/-EACCES are for the command only */
@@ -444,7 +447,15 @@ int corral_step(struct corral *c, int timeout_ms)
 		finish(c);
 		return 0;
 	}
-	if (n > 0)
+	/*
+	 * Straight to sleep, even after a batch: every status the kernel had
+	 * was taken, and any new one raises a SIGCHLD that stays pending in
+	 * the signalfd, so nothing is missed, and the common sequential case
+	 * (one event, one resume) saves an empty waitpid() per event. But
+	 * when the table is empty, the next status may be the kernel's ECHILD,
+	 * which raises no signal: ask for it now.
+	 */
+	if (n > 0 && c->tab.live == 0)
 		return 1;
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
 	double now = corral_now(c);

@@ -179,6 +179,7 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 	c->errpipe = c->sigfd = c->ttyfd = c->policy_fd = c->ptm = -1;
 	c->jfd = memfd_create("journal", 0);
 	c->jown = true;
+	c->want_argv = true;
 	table_init(&c->tab);
 	c->root = root;
 	engine_add_root(c, root);
