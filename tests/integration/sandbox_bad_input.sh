@@ -86,6 +86,32 @@ EOF
 chmod 755 "$T/fakebin/bwrap"
 refused "bwrap fails" 'sandbox' PATH="$T/fakebin:/usr/bin:/bin" -- --sandbox --workspace "$WS"
 
+# --- bwrap cannot fork (a pids limit): corral must still end, promptly -----
+# (spec) As root with a cgroup v1 pids hierarchy: corral (under timeout(1))
+# in a pids cgroup with pids.max 3: timeout, corral, bwrap; bwrap's clone
+# for its PID 1 fails (EAGAIN) and bwrap exits 1 before the command runs.
+# corral must then end at once (125: the sandbox could not be built), not
+# wait for a SIGCHLD that never comes.
+PIDS=/sys/fs/cgroup/pids
+if [ "$(id -u)" = 0 ] && [ "$(stat -f -c %T "$PIDS" 2>/dev/null)" = cgroupfs ] &&
+	[ -w "$PIDS/cgroup.procs" ] && mkdir "$PIDS/corral-test.$MARK" 2>/dev/null; then
+	RUN_LABEL="bwrap cannot fork"
+	pc=$PIDS/corral-test.$MARK
+	echo 3 >"$pc/pids.max"
+	rm -f "$WS/marker"
+	run -- /bin/sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec timeout -s KILL 10 "$@"' sh "$pc" \
+		"$CORRAL_ABS" run -q --sandbox --workspace "$WS" -- /bin/sh -c "touch $WS/marker"
+	expect_rc 125 "corral --sandbox when bwrap cannot fork (137: corral hung until timeout(1) killed it)"
+	expect_within 9 "corral --sandbox when bwrap cannot fork"
+	[ -e "$WS/marker" ] && fail "the command ran"
+	echo max >"$pc/pids.max"
+	for p in $(cat "$pc/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+	rmdir "$pc" 2>/dev/null || { sleep 0.5; rmdir "$pc" 2>/dev/null; } || note "cannot remove $pc"
+	RUN_LABEL=
+else
+	note "no writable cgroup v1 pids hierarchy (or not root): the pids-limit case is skipped"
+fi
+
 # --- a setuid bwrap --------------------------------------------------------
 BWRAP=$(command -v bwrap)
 if [ -z "$BWRAP" ]; then
