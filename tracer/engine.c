@@ -235,7 +235,8 @@ static void release_vfork_parent(struct corral *c, struct task *child)
 static int emit_left(struct task *t, void *arg)
 {
 	struct corral *c = arg;
-	if (t->flags & TF_THREAD)
+	/* bubblewrap's own processes are not the command's leftovers. */
+	if (t->flags & (TF_THREAD | TF_SETUP))
 		return 0;
 	t->flags |= TF_LEFT;
 	c->res.left++;

@@ -143,6 +143,14 @@ int corral_spawn(struct corral *c)
 			 strerror((int)-r));
 		return (int)r;
 	}
+	/*
+	 * A non-dumpable supervisor cannot have its memory written through
+	 * /proc/PID/mem or its oom_score_adj changed by a same-uid member
+	 * (there may be no Yama to stop it; docs/threat-model.md). Only now:
+	 * the child inherited dumpability at fork, and a non-dumpable child
+	 * could not have been seized by an unprivileged corral.
+	 */
+	prctl(PR_SET_DUMPABLE, 0);
 	c->root = pid;
 	if (!engine_add_root(c, pid)) {
 		close(go[1]);

@@ -245,12 +245,6 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 		r = -EIO;
 		goto fail;
 	}
-	/*
-	 * A non-dumpable supervisor cannot have its memory written through
-	 * /proc/PID/mem or its oom_score_adj changed by a same-uid member
-	 * (there may be no Yama to stop it). See docs/threat-model.md.
-	 */
-	prctl(PR_SET_DUMPABLE, 0);
 	r = setup_signals(c);
 	if (r < 0) {
 		snprintf(err, errlen, "signal setup: %s", strerror(-r));
