@@ -88,6 +88,7 @@ struct corral {
 	double deadline;      /* --timeout, 0 = none */
 	bool root_exited;
 	bool finished; /* the end event has been emitted */
+	bool saw_echild; /* the last drain ended on ECHILD */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
@@ -161,6 +162,9 @@ void stacks_all(struct corral *c, const char *why);
 bool stacks_wanted(const struct corral *c);
 void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
+
+/* corral_spawn() failed after the start line: the end line says so. */
+void corral_end_failed(struct corral *c);
 
 /* Emit an event to the journal and the callback. */
 void corral_emit(struct corral *c, struct corral_event *ev);

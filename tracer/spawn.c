@@ -109,6 +109,7 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		close(ep[1]);
 		snprintf(c->errmsg, sizeof(c->errmsg), "fork: %s", strerror(e));
+		corral_end_failed(c);
 		return -e;
 	}
 	if (pid == 0) {
@@ -141,6 +142,7 @@ int corral_spawn(struct corral *c)
 			 "ptrace restricted here (Yama ptrace_scope, a "
 			 "container's seccomp profile)?",
 			 strerror((int)-r));
+		corral_end_failed(c);
 		return (int)r;
 	}
 	/*
@@ -157,6 +159,7 @@ int corral_spawn(struct corral *c)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		c->root = 0;
+		corral_end_failed(c);
 		return -ENOMEM;
 	}
 	ssize_t n;

@@ -158,6 +158,14 @@ static int setup_signals(struct corral *c)
  * Nothing will be started: the journal, already opened, still says what
  * was asked and how it ended.
  */
+void corral_end_failed(struct corral *c)
+{
+	c->res.exit_code = CORRAL_EXIT_INTERNAL;
+	c->finished = true;
+	struct corral_event end = {.type = CORRAL_EV_END};
+	corral_emit(c, &end);
+}
+
 static void refuse(struct corral *c)
 {
 	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
@@ -269,6 +277,8 @@ int corral_drain(struct corral *c, bool block)
 		if (p < 0) {
 			if (n == 0)
 				return p == -ECHILD ? -ECHILD : (int)p;
+			/* No tracee is left: no signal will ever say so. */
+			c->saw_echild = p == -ECHILD;
 			break;
 		}
 		if (n == c->batch_cap) {
@@ -449,7 +459,7 @@ int corral_step(struct corral *c, int timeout_ms)
 	 * when the table is empty, the next status may be the kernel's ECHILD,
 	 * which raises no signal: ask for it now.
 	 */
-	if (n > 0 && c->tab.live == 0)
+	if (n > 0 && (c->saw_echild || c->tab.live == 0))
 		return 1;
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
 	double now = corral_now(c);
