@@ -19,7 +19,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
-        gcc make jq
+        gcc make jq python3
 
 LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
