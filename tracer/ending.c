@@ -191,10 +191,8 @@ struct interrupt_arg {
 static int interrupt_one(struct task *t, void *arg)
 {
 	struct interrupt_arg *a = arg;
-	if (t->state == TS_RUNNING || t->state == TS_LISTEN) {
-		t->flags |= TF_INTERRUPT;
+	if (t->state == TS_RUNNING || t->state == TS_LISTEN)
 		sys_ptrace(a->c->sys, PTRACE_INTERRUPT, t->tid, 0, 0);
-	}
 	if (t->state != TS_HELD)
 		tids_push(a->wait, t->tid);
 	return 0;

@@ -452,14 +452,11 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 		t->flags &= ~TF_GSTOPPED;
 		emit_task(c, CORRAL_EV_CONT, t, 0);
 	}
-	if (t->flags & TF_INTERRUPT) {
-		/* Our PTRACE_INTERRUPT landed: keep it for stop-all. */
-		t->flags &= ~TF_INTERRUPT;
-		table_set_state(&c->tab, t, TS_HELD);
-		if (c->phase == PH_KILLING)
-			kill_task(c, t);
-		return;
-	}
+	/*
+	 * Our PTRACE_INTERRUPT landing, or any other stop: while stop-all
+	 * holds the tree engine_resume() keeps it; after resume-all (a vfork
+	 * parent released late reports its interrupt then) it lets it go.
+	 */
 	engine_resume(c, t, 0);
 }
 

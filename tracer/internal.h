@@ -89,6 +89,7 @@ struct corral {
 	bool root_exited;
 	bool finished; /* the end event has been emitted */
 	bool saw_echild; /* the last drain ended on ECHILD */
+	bool drained;	 /* a drain emptied the kernel's queue: sleep first */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */

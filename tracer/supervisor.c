@@ -432,46 +432,48 @@ static void finish(struct corral *c)
 	corral_emit(c, &ev);
 }
 
-int corral_step(struct corral *c, int timeout_ms)
+/* How long the loop may sleep: the caller's limit and our deadlines. */
+static double sleep_for(const struct corral *c, int timeout_ms)
 {
-	if (!c->root)
-		return -ECHILD;
-	if (c->finished)
-		return 0;
-	int n = 0;
-	if (c->phase != PH_DONE)
-		n = corral_drain(c, false);
-	if (n == -ECHILD || c->phase == PH_DONE) {
-		finish(c);
-		return 0;
-	}
-	act_on_signals(c);
-	check_deadlines(c);
-	if (c->phase == PH_DONE) {
-		finish(c);
-		return 0;
-	}
-	/*
-	 * Straight to sleep, even after a batch: every status the kernel had
-	 * was taken, and any new one raises a SIGCHLD that stays pending in
-	 * the signalfd, so nothing is missed, and the common sequential case
-	 * (one event, one resume) saves an empty waitpid() per event. But
-	 * when the table is empty, the next status may be the kernel's ECHILD,
-	 * which raises no signal: ask for it now.
-	 */
-	if (n > 0 && (c->saw_echild || c->tab.live == 0))
-		return 1;
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
 	double now = corral_now(c);
 	if (c->deadline > 0 && (wait < 0 || c->deadline - now < wait))
 		wait = c->deadline - now;
 	if (c->phase == PH_GRACE && (wait < 0 || c->grace_deadline - now < wait))
 		wait = c->grace_deadline - now;
-	if (wait < 0 && timeout_ms >= 0)
-		wait = 0;
-	corral_wait_kernel(c, wait < 0 && (c->deadline > 0 || c->phase == PH_GRACE)
-				      ? 0
-				      : wait);
+	if (wait < 0 && (timeout_ms >= 0 || c->deadline > 0 ||
+			 c->phase == PH_GRACE))
+		wait = 0; /* a deadline already passed */
+	return wait;
+}
+
+/*
+ * One round: sleep until the kernel may have news (only when the previous
+ * round emptied its queue), take the batch, act on signals and deadlines.
+ *
+ * Sleeping first and only after an empty queue keeps the sequential case
+ * (one event, one resume) at one ppoll, one read of the signalfd and two
+ * waitpid() calls per event: every status the kernel had was taken, and a
+ * new one raises a SIGCHLD that stays pending in the signalfd, so nothing
+ * is missed. The kernel's ECHILD raises no signal, so the round never
+ * sleeps once a drain has seen it or the table is empty.
+ */
+int corral_step(struct corral *c, int timeout_ms)
+{
+	if (!c->root)
+		return -ECHILD;
+	if (c->finished)
+		return 0;
+	if (c->drained && !c->saw_echild && c->tab.live > 0)
+		corral_wait_kernel(c, sleep_for(c, timeout_ms));
+	int n = 0;
+	if (c->phase != PH_DONE)
+		n = corral_drain(c, false);
+	c->drained = true;
+	if (n == -ECHILD || c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
 	act_on_signals(c);
 	check_deadlines(c);
 	if (c->phase == PH_DONE) {

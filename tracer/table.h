@@ -30,7 +30,6 @@ enum task_flags {
 	TF_ANNOUNCED = 1u << 1,	 /* its creator's event has been seen */
 	TF_THREAD = 1u << 2,	 /* not a thread-group leader */
 	TF_SETUP = 1u << 3,	 /* sandbox setup process (bwrap) */
-	TF_INTERRUPT = 1u << 4,	 /* PTRACE_INTERRUPT sent, stop not seen */
 	TF_GSTOPPED = 1u << 5,	 /* its group is stopped */
 	TF_EXECED = 1u << 6,	 /* it has exec'd at least once */
 	TF_KILLED = 1u << 7,	 /* SIGKILL sent by kill-all */
