@@ -396,7 +396,8 @@ RUN_LABEL="log: make"
 J=$T/j.tool.make
 mkdir -p "$T/mk"
 printf 'all: b.txt\n\t@cat b.txt\nb.txt: a.txt\n\t@tr a-z A-Z <a.txt >b.txt\na.txt:\n\t@echo made by make >a.txt\n' >"$T/mk/Makefile"
-run -- "$CORRAL" run -q -j "$J" --escape=log -- make -s -C "$T/mk"
+# --no-print-directory: under an outer make (make test) a sub-make says where it is.
+run -- "$CORRAL" run -q -j "$J" --escape=log -- make -s --no-print-directory -C "$T/mk"
 expect_rc 0 "make"
 expect_eq "$(cat "$OUTF")" "MADE BY MAKE" "make output"
 j_valid "$J" && j_expect "$J" '.event == "escape" and .verdict != "allow"' 0 "escape events of make"
