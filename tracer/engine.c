@@ -240,7 +240,7 @@ static int emit_left(struct task *t, void *arg)
 		return 0;
 	t->flags |= TF_LEFT;
 	c->res.left++;
-	if (!t->argv) {
+	if (!t->argv && c->want_argv) {
 		/* A fork that never exec'd: what it runs is in /proc now. */
 		char *block = NULL, **argv = NULL;
 		if (c->sys->argv(c->sys->ctx, t->tid, &block, &argv) == 0)
