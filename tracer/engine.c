@@ -238,7 +238,6 @@ static int emit_left(struct task *t, void *arg)
 	/* bubblewrap's own processes are not the command's leftovers. */
 	if (t->flags & (TF_THREAD | TF_SETUP))
 		return 0;
-	t->flags |= TF_LEFT;
 	c->res.left++;
 	if (!t->argv && c->want_argv) {
 		/* A fork that never exec'd: what it runs is in /proc now. */
@@ -246,7 +245,6 @@ static int emit_left(struct task *t, void *arg)
 		if (c->sys->argv(c->sys->ctx, t->tid, &block, &argv) == 0)
 			task_set_exec(t, c->sys->exe(c->sys->ctx, t->tid),
 				      block, argv);
-		t->nexecs = 0;
 	}
 	struct corral_event ev = {
 		.type = CORRAL_EV_LEFT,
@@ -395,7 +393,6 @@ static void on_exec(struct corral *c, struct task *t)
 		t->flags &= ~TF_SETUP;
 	if (!(t->flags & TF_SETUP))
 		c->command_execed = true;
-	t->flags |= TF_EXECED;
 	c->res.execs++;
 	if (c->unw) /* its old program's symbols are stale now */
 		unwinder_forget(c->unw, t->tgid);
@@ -408,6 +405,7 @@ static void on_exec(struct corral *c, struct task *t)
 		c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
 	}
 	task_set_exec(t, path, block, argv);
+	t->nexecs++;
 	struct corral_event ev = {
 		.type = CORRAL_EV_EXEC,
 		.pid = t->tid,

@@ -179,7 +179,6 @@ void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
 	p->path = path;
 	p->argblock = argblock;
 	p->argv = argv;
-	p->nexecs++;
 }
 
 int table_foreach_live(struct table *t, int (*fn)(struct task *, void *),

@@ -31,10 +31,8 @@ enum task_flags {
 	TF_THREAD = 1u << 2,	 /* not a thread-group leader */
 	TF_SETUP = 1u << 3,	 /* sandbox setup process (bwrap) */
 	TF_GSTOPPED = 1u << 5,	 /* its group is stopped */
-	TF_EXECED = 1u << 6,	 /* it has exec'd at least once */
 	TF_KILLED = 1u << 7,	 /* SIGKILL sent by kill-all */
 	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
-	TF_LEFT = 1u << 9,	 /* alive when the command exited */
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 };
 
@@ -82,7 +80,8 @@ void table_set_state(struct table *t, struct task *task, enum task_state s);
 /* Mark a live task as a thread of tgid (learned late, e.g. an orphan). */
 void table_make_thread(struct table *t, struct task *task, pid_t tgid);
 
-/* Set the last exec of a process; takes ownership of the three. */
+/* Record what a process runs (last exec, or /proc for a fork); takes
+ * ownership of the three. */
 void task_set_exec(struct task *p, char *path, char *argblock, char **argv);
 
 /*
