@@ -1,8 +1,12 @@
 # corral - process-tree supervisor. See README.md.
 #
-#   make            build/corral, build/libcorral.a, build/libcorral.so
+#   make            build/corral, build/libcorral.a, build/libcorral.so*
+#   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
+#                   DOCDIR, PKGCONFIGDIR (GNU defaults under /usr/local);
+#                   make uninstall with the same variables removes it all
 #   make deps       install missing Debian packages (or print the command)
 #   make test       unit (cmocka) + integration tests
+#   make check-deb  build, lint, install and remove the Debian packages (root)
 #   make demo       run corral on a small real tree, show tree and journal
 #   make asan       build and run the tests under ASan + UBSan
 #   make bench      benchmarks (bench/README), make bench-quick for a look
@@ -11,15 +15,20 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := libseccomp libunwind-ptrace
 CFLAGS  ?= -O2 -g
+# -fvisibility=hidden: the library exports what include/corral.h declares
+# and nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-           -fPIC -Iinclude -Itracer -Isandbox -Icli -D_GNU_SOURCE
+           -fPIC -fvisibility=hidden -D_GNU_SOURCE
+# The library sees its internal headers; the CLI sees only corral.h.
+LIB_INC := -Iinclude -Itracer -Isandbox
+CLI_INC := -Iinclude -Icli
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
-        gcc make jq python3
+        gcc make jq python3 binutils dpkg-dev debhelper lintian
 
 LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -30,21 +39,74 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIX_SRC := $(wildcard tests/fixtures/*.c)
 FIX_BIN := $(FIX_SRC:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 
-.PHONY: all deps check-deps test unit integration demo asan clean format \
-        bench bench-quick install
+# The version (and the SONAME's major) come from include/corral.h.
+VERSION := $(shell sed -n 's/^\#define CORRAL_VERSION "\(.*\)"/\1/p' include/corral.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libcorral.so.$(SOMAJOR)
+SOFILE  := libcorral.so.$(VERSION)
 
-all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so
+# Installation (GNU names). LIBDIR may be multiarch (debian/rules).
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+DOCDIR       ?= $(DATADIR)/doc/corral
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DOCS         := README.md $(wildcard docs/*.md)
+EXAMPLES     := $(wildcard examples/*.c) examples/Makefile
+# Run after (un)installing without DESTDIR, as root; LDCONFIG= to skip.
+LDCONFIG     ?= ldconfig
+
+.PHONY: all deps check-deps test unit integration demo asan clean format \
+        bench bench-quick install uninstall check-deb
+
+all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
+     $(BUILD)/$(SONAME) $(BUILD)/dist/libcorral.a
+
+$(BUILD)/obj/cli/%.o: cli/%.c include/corral.h $(wildcard cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CLI_INC) -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h sandbox/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -c -o $@ $<
 
+# For the CLI and the unit tests, which use internal functions too.
 $(BUILD)/libcorral.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcorral.so: $(LIB_OBJ)
-	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+# What is installed: one object whose internal (hidden) symbols are made
+# local, so that a program linking it statically cannot clash with them.
+$(BUILD)/dist/libcorral.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(LD) -r -o $(BUILD)/dist/libcorral.o $^
+	objcopy --localize-hidden $(BUILD)/dist/libcorral.o
+	ar rcs $@ $(BUILD)/dist/libcorral.o
+
+# The version script lists what corral.h gives default visibility (every
+# global the objects define that is not hidden), all in node CORRAL_0. The
+# build stops if anything else than corral_* would be exported.
+$(BUILD)/libcorral.map: $(LIB_OBJ)
+	@{ echo "CORRAL_$(SOMAJOR) {"; echo "	global:"; \
+	  readelf -sW $^ | awk '$$5 == "GLOBAL" && $$6 == "DEFAULT" && \
+	    $$7 != "UND" { print "		" $$8 ";" }' | sort -u; \
+	  echo "	local: *;"; echo "};"; } > $@.tmp
+	@if grep -v '^CORRAL_\|^	global:\|^	local:\|^};\|^		corral_' $@.tmp; then \
+	  echo "libcorral.map: only corral_* may be exported (see above)"; \
+	  rm -f $@.tmp; exit 1; fi
+	@mv $@.tmp $@
+
+$(BUILD)/$(SOFILE): $(LIB_OBJ) $(BUILD)/libcorral.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,$(BUILD)/libcorral.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJ) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/$(SONAME) $(BUILD)/libcorral.so: $(BUILD)/$(SOFILE)
+	ln -sfn $(SOFILE) $@
 
 $(BUILD)/corral: $(CLI_OBJ) $(BUILD)/libcorral.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
@@ -54,7 +116,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/obj/cli/corral.o,$(CLI_OBJ))
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Icli -Itests/unit -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libcorral.a \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -Icli -Itests/unit -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libcorral.a \
 		$(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Fixtures: small real programs the integration tests run. Built without
@@ -82,6 +144,10 @@ test: deps
 	$(MAKE) $(UNIT_BIN) $(FIX_BIN)
 	BUILD=$(BUILD) tests/run.sh
 
+# Installs packages on this machine: CI runs it after make test.
+check-deb: deps
+	BUILD=$(BUILD) bash tests/package/deb.sh
+
 unit: all $(UNIT_BIN)
 	BUILD=$(BUILD) tests/run.sh unit
 
@@ -99,9 +165,42 @@ asan:
 format:
 	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(wildcard include/*.h tracer/*.h sandbox/*.h)
 
+# corral.pc from its template: paths under PREFIX are written relative to
+# ${prefix} (pkg-config --define-prefix can relocate them), Requires.private
+# is PKGS (what libcorral.a needs).
+pcpath = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
 install: all
-	install -D -m 0755 $(BUILD)/corral $(DESTDIR)/usr/local/bin/corral
-	install -D -m 0644 docs/corral.1 $(DESTDIR)/usr/local/share/man/man1/corral.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BUILD)/corral $(DESTDIR)$(BINDIR)/corral
+	install -m 0644 $(BUILD)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sfn $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libcorral.so
+	install -m 0644 $(BUILD)/dist/libcorral.a $(DESTDIR)$(LIBDIR)/libcorral.a
+	install -m 0644 include/corral.h $(DESTDIR)$(INCLUDEDIR)/corral.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(call pcpath,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pcpath,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
+	    corral.pc.in > $(BUILD)/corral.pc
+	install -m 0644 $(BUILD)/corral.pc $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
+	install -m 0644 docs/corral.1 $(DESTDIR)$(MANDIR)/man1/corral.1
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	$(if $(LDCONFIG),@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/corral \
+	      $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libcorral.so $(DESTDIR)$(LIBDIR)/libcorral.a \
+	      $(DESTDIR)$(INCLUDEDIR)/corral.h $(DESTDIR)$(PKGCONFIGDIR)/corral.pc \
+	      $(DESTDIR)$(MANDIR)/man1/corral.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) \
+	      $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	$(if $(LDCONFIG),@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi)
 
 clean:
 	rm -rf build build-asan

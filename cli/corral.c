@@ -17,7 +17,6 @@
 
 #include "corral.h"
 #include "options.h"
-#include "sandbox.h"
 
 int corral_probe_main(int argc, char **argv);
 
@@ -139,11 +138,11 @@ static void collect(const struct corral_proc_info *p, void *arg)
  */
 static void explain_sandbox_failure(const struct corral_config *cfg)
 {
-	struct sandbox_probe p;
+	struct corral_probe p;
 	fprintf(stderr, "%s: the sandbox could not be built; the command "
 			"was not run\n",
 		prog);
-	if (sandbox_probe(cfg->sandbox.bwrap, &p) == 0 && !p.sandbox_ok)
+	if (corral_probe(cfg->sandbox.bwrap, &p) == 0 && !p.sandbox_ok)
 		fprintf(stderr, "%s: %s\n", prog, p.reason);
 	else
 		fprintf(stderr, "%s: see 'corral probe' and docs/sandbox.md\n",

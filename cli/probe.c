@@ -4,13 +4,110 @@
  * Exit 0 when it can, 1 when it cannot (the reason is printed), 125 on a
  * usage error or when probing itself fails. Dispatched from cli/corral.c.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "corral.h"
-#include "sandbox.h"
+
+/* Strings here are paths and messages: escape what JSON requires. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *jbool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+/* Human-readable report, or one JSON object (keys = field names). */
+static int print_probe(FILE *f, const struct corral_probe *p, bool json)
+{
+	if (!f || !p)
+		return -EINVAL;
+	if (json) {
+		fprintf(f,
+			"{\"sandbox_ok\":%s,\"reason\":", jbool(p->sandbox_ok));
+		json_str(f, p->reason);
+		fprintf(f, ",\"bwrap_found\":%s,\"bwrap_path\":",
+			jbool(p->bwrap_found));
+		json_str(f, p->bwrap_found ? p->bwrap_path : "");
+		fputs(",\"bwrap_version\":", f);
+		json_str(f, p->bwrap_version);
+		fprintf(f,
+			",\"bwrap_setuid\":%s,\"bwrap_works\":%s,\"bwrap_"
+			"error\":",
+			jbool(p->bwrap_setuid), jbool(p->bwrap_works));
+		json_str(f, p->bwrap_error);
+		fprintf(f,
+			",\"userns\":%s,\"userns_error\":", jbool(p->userns));
+		json_str(f, p->userns_error);
+		fprintf(f,
+			",\"seccomp\":%s,\"ptrace\":%s,\"yama_ptrace_scope\":%"
+			"d,"
+			"\"cgroup2\":%s,\"cgroup2_mount\":",
+			jbool(p->seccomp), jbool(p->ptrace),
+			p->yama_ptrace_scope, jbool(p->cgroup2));
+		json_str(f, p->cgroup2_mount);
+		fprintf(f, ",\"is_root\":%s}\n", jbool(p->is_root));
+	} else {
+		if (p->sandbox_ok)
+			fprintf(f, "sandbox:          usable\n");
+		else
+			fprintf(f, "sandbox:          NOT usable: %s\n",
+				p->reason);
+		if (p->bwrap_found)
+			fprintf(f, "bubblewrap:       %s (%s)%s\n",
+				p->bwrap_path,
+				p->bwrap_version[0] ? p->bwrap_version
+						    : "version unknown",
+				p->bwrap_setuid
+					? ", setuid (its privileges are not "
+					  "used under corral)"
+					: "");
+		else
+			fprintf(f, "bubblewrap:       not found\n");
+		if (p->bwrap_works)
+			fprintf(f, "trial sandbox:    ok\n");
+		else
+			fprintf(f, "trial sandbox:    failed: %s\n",
+				p->bwrap_error[0] ? p->bwrap_error
+						  : "not tried");
+		if (p->userns)
+			fprintf(f, "user namespaces:  yes\n");
+		else
+			fprintf(f, "user namespaces:  no (%s)\n",
+				p->userns_error);
+		fprintf(f, "seccomp filters:  %s\n", p->seccomp ? "yes" : "no");
+		fprintf(f, "ptrace:           %s\n", p->ptrace ? "yes" : "no");
+		if (p->yama_ptrace_scope < 0)
+			fprintf(f, "yama ptrace_scope: not present\n");
+		else
+			fprintf(f, "yama ptrace_scope: %d\n",
+				p->yama_ptrace_scope);
+		fprintf(f, "cgroup v2:        %s\n",
+			p->cgroup2 ? p->cgroup2_mount : "not mounted");
+		fprintf(f, "running as root:  %s\n", p->is_root ? "yes" : "no");
+	}
+	return ferror(f) ? -EIO : 0;
+}
 
 static void usage(FILE *f)
 {
@@ -71,13 +168,13 @@ int corral_probe_main(int argc, char **argv)
 		return CORRAL_EXIT_INTERNAL;
 	}
 
-	struct sandbox_probe p;
-	int err = sandbox_probe(bwrap, &p);
+	struct corral_probe p;
+	int err = corral_probe(bwrap, &p);
 	if (err) {
 		fprintf(stderr, "corral probe: %s\n", strerror(-err));
 		return CORRAL_EXIT_INTERNAL;
 	}
-	if (sandbox_probe_print(stdout, &p, json) < 0 || fflush(stdout) != 0)
+	if (print_probe(stdout, &p, json) < 0 || fflush(stdout) != 0)
 		return CORRAL_EXIT_INTERNAL;
 	return p.sandbox_ok ? 0 : 1;
 }

@@ -7,27 +7,94 @@
  * each event to a callback (and to the JSONL journal), and can stop and kill
  * the whole tree deterministically.
  *
- * Lifecycle:
+ * Lifecycle (examples/ has complete programs; build them with
+ * `pkg-config --cflags --libs corral`, or `--static` for libcorral.a):
  *
+ *	static const char *const argv[] = {"make", "-j4", NULL};
  *	struct corral_config cfg;
- *	corral_config_init(&cfg);
+ *	corral_config_init(&cfg);         // sets cfg.size and the defaults
  *	cfg.argv = argv;
+ *	cfg.timeout = 60;
  *	struct corral *c;
- *	int err = corral_new(&cfg, &c);   // validates, opens the journal
- *	if (!err) err = corral_spawn(c);  // command is seized, then released
- *	if (!err) err = corral_wait(c);   // event loop until no tracee is left
- *	struct corral_result r;
- *	corral_result(c, &r);
- *	corral_free(c);
+ *	char err[256];
+ *	int r = corral_new(&cfg, &c, err, sizeof(err)); // nothing started yet
+ *	if (r < 0) { fprintf(stderr, "%s\n", err); return; }
+ *	r = corral_spawn(c);              // command is seized, then released
+ *	if (!r) r = corral_wait(c);       // event loop until no tracee is left
+ *	struct corral_result res;
+ *	corral_result(c, &res);           // sets res.size, fills res
+ *	corral_free(c);                   // exit code in res.exit_code
  *
- * Or drive the loop yourself: call corral_step() until it returns 0.
+ * Or drive the loop yourself: call corral_step() until it returns 0, or
+ * poll corral_fd() in your own loop and call corral_step(c, 0) when it is
+ * readable.
  *
  * All functions return 0 or a negative errno (kernel style) unless noted.
  *
- * Threading and children: the supervisor must be driven from the thread that
- * called corral_spawn() (ptrace ties tracees to the tracing thread), and it
- * reaps with waitpid(-1): a process hosting a supervisor must not have other
- * children it expects to wait for itself while the supervisor runs.
+ * ABI (docs/api.md): the library is libcorral.so.0; only corral_* symbols
+ * are exported, in version node CORRAL_0. The two structs the caller
+ * allocates and the library reads or fills, struct corral_config and struct
+ * corral_result, start with `size_t size`, set by corral_config_init() and
+ * corral_result(). A program built against an older header (smaller size)
+ * works with a newer library: the fields it does not know take their
+ * defaults. A program built against a newer header works with an older
+ * library as long as it leaves the fields the library does not know at
+ * their defaults (zero); otherwise corral_new() returns -E2BIG. Structs the
+ * library allocates (events, proc info) only grow at the end; the event
+ * type and other enums only get new values: ignore values you do not know.
+ *
+ * What the library does to the process hosting it, between corral_new()
+ * and corral_free() (corral_free() undoes what can be undone):
+ *
+ *  - Signal mask: SIGCHLD is blocked and read through a signalfd; so are
+ *    SIGINT, SIGTERM, SIGHUP and SIGUSR1 with handle_signals, SIGUSR2 with
+ *    watch_parent, SIGWINCH with pty. SIGTTOU and SIGTTIN are blocked too
+ *    (corral must write to and hand back the terminal from outside the
+ *    command's process group). The mask is per thread: call corral_new()
+ *    from the thread that drives the supervisor, before starting other
+ *    threads if they must not take these signals. corral_free() restores
+ *    the mask from before corral_new() (SIGTTOU/SIGTTIN included). The
+ *    command starts with the mask corral_new() found.
+ *  - SIGPIPE is ignored (SIG_IGN) with handle_signals, so that a journal
+ *    reader that goes away cannot kill the host; it is not restored.
+ *  - Parent-death signal: with watch_parent, PR_SET_PDEATHSIG(SIGUSR2) is
+ *    set on the calling thread (the tree is ended when the host's parent
+ *    dies); corral_free() clears it (sets 0).
+ *  - Non-dumpable: corral_spawn() makes the host non-dumpable
+ *    (PR_SET_DUMPABLE 0: no core dumps, /proc/PID/mem and ptrace closed to
+ *    same-uid processes, such as the members); not restored, because a
+ *    member may still hold a path to the host when the run ends.
+ *  - Process group: without pty, if the host is not a process group
+ *    leader, corral_spawn() moves the host into a new process group of its
+ *    own (setpgid(0, 0)) and the command stays in the host's former group;
+ *    if the host leads its group, the command gets a new group instead and,
+ *    when the host's group had the terminal's foreground, the command's
+ *    group is given the foreground (tcsetpgrp) and the host takes it back
+ *    when the run ends. The host's group change is not undone. With pty the
+ *    command runs in a new session on a new terminal; the host's stdin, if
+ *    a terminal, is put in raw mode and restored at the end.
+ *  - Children: the loop reaps with waitpid(-1, __WALL). A process hosting
+ *    a supervisor must not have other children it expects to wait for
+ *    itself while the supervisor runs (their statuses would be taken).
+ *    No subreaper is set (PR_SET_CHILD_SUBREAPER); corral_probe() makes a
+ *    short-lived child that is one, never the host.
+ *  - Threads: the supervisor must be driven from the thread that called
+ *    corral_spawn() (ptrace ties tracees to the tracing thread; when that
+ *    thread exits, every tracee is SIGKILLed: PTRACE_O_EXITKILL).
+ *  - Descriptors: the library's descriptors are close-on-exec, except the
+ *    sandbox's seccomp policy, which bubblewrap inherits and which
+ *    corral_spawn() closes in the host.
+ *
+ * Callbacks (on_event) run inside the loop, on the thread that drives it,
+ * while the engine is in the middle of handling a wait status. A callback
+ * may call corral_result(), corral_root_pid(), corral_error(),
+ * corral_foreach_proc(), corral_fd() and the functions that take no
+ * struct corral; corral_request_end() from a callback is recorded and
+ * carried out when the callback returns. Everything else that drives the
+ * loop (corral_spawn, corral_step, corral_wait, corral_stop_all,
+ * corral_resume_all, corral_kill_all, corral_snapshot, corral_free)
+ * returns -EDEADLK from inside a callback and changes nothing. A callback
+ * must not block for long: the tree waits in ptrace stops meanwhile.
  */
 #ifndef CORRAL_H
 #define CORRAL_H
@@ -41,7 +108,19 @@
 extern "C" {
 #endif
 
+/*
+ * Every function declared in this header is part of the library's ABI:
+ * the library is built with -fvisibility=hidden and this pragma gives what
+ * is declared here default visibility (a function added below is exported
+ * without further ado; the version script is generated from it).
+ */
+#pragma GCC visibility push(default)
+
+/* The Makefile takes the library's version (and SONAME) from here. */
 #define CORRAL_VERSION "0.1.0"
+#define CORRAL_VERSION_MAJOR 0
+#define CORRAL_VERSION_MINOR 1
+#define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
 #define CORRAL_JOURNAL_SCHEMA 1
 
@@ -87,6 +166,9 @@ enum corral_reason {
 	CORRAL_REASON_ESCAPE,	/* --escape=kill */
 	CORRAL_REASON_REQUEST,	/* library caller asked */
 };
+
+/* The library's version at run time ("0.1.0"), CORRAL_VERSION at build time. */
+const char *corral_version(void);
 
 const char *corral_reason_name(enum corral_reason r);
 const char *corral_event_name(enum corral_event_type t);
@@ -145,6 +227,11 @@ enum {
 	CORRAL_STACKS_SNAPSHOT = 1u << 5,
 };
 
+/*
+ * Embedded in struct corral_config: its size is frozen (it is in the middle
+ * of the config). New sandbox settings go at the end of struct
+ * corral_config, named sandbox_*.
+ */
 struct corral_sandbox_config {
 	bool enabled;
 	const char *workspace;	       /* writable dir, default: cwd */
@@ -154,7 +241,13 @@ struct corral_sandbox_config {
 	const char *bwrap;	       /* path of bwrap, default: PATH lookup */
 };
 
+/*
+ * Allocated by the caller: initialise it with corral_config_init() (which
+ * sets size), then set what you need. New fields are appended at the end
+ * only (docs/api.md).
+ */
 struct corral_config {
+	size_t size; /* sizeof(struct corral_config) the caller was built with */
 	const char *const *argv; /* command, NULL-terminated, required */
 	const char *journal_path; /* NULL: no journal */
 	int journal_fd;		  /* >= 0: journal to this fd instead */
@@ -179,13 +272,31 @@ struct corral_config {
 
 	corral_event_fn on_event;
 	void *on_event_arg;
+
+	/* New fields here, above the test block, with their default. */
+#ifdef CORRAL_TEST_GROW
+	/* What a later version's struct looks like (the ABI test). */
+	int test_grow_knob; /* default 7 */
+	char test_grow_pad[60];
+#endif
 };
 
 /*
- * Fill with defaults: kill_after 2 s, watch_parent and handle_signals on,
- * stacks at timeout, signal, crash and escape, escape audit off.
+ * Set the defaults in the first cfg->size bytes of cfg (cfg->size is
+ * read, not written): kill_after 2 s, watch_parent and handle_signals on,
+ * stacks at timeout, signal, crash and escape, escape audit off; the rest
+ * 0/NULL, journal_fd -1. Bytes past what this library knows are zeroed.
+ * -EINVAL when cfg->size cannot hold the size field. Use
+ * corral_config_init().
  */
-void corral_config_init(struct corral_config *cfg);
+int corral_config_defaults(struct corral_config *cfg);
+
+static inline void corral_config_init(struct corral_config *cfg)
+{
+	__builtin_memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	corral_config_defaults(cfg);
+}
 
 struct corral;
 
@@ -195,7 +306,11 @@ struct corral;
  * started. On error *out is NULL and, when errbuf is given, it holds a
  * message for the user. -ENOENT and -EACCES mean the command cannot be
  * found or executed (exit 127, 126); -EOPNOTSUPP that --sandbox cannot
- * work here; anything else is a bad configuration or a resource (125).
+ * work here; -E2BIG that cfg (cfg->size) sets fields this library does
+ * not know (built against a newer corral.h); anything else is a bad
+ * configuration or a resource (125). The library keeps its own copy of
+ * cfg, but not of the strings and arrays it points to: they must stay
+ * valid until corral_free().
  */
 int corral_new(const struct corral_config *cfg, struct corral **out,
 	       char *errbuf, size_t errlen);
@@ -217,6 +332,18 @@ int corral_step(struct corral *c, int timeout_ms);
 
 /* corral_step() until it returns 0. */
 int corral_wait(struct corral *c);
+
+/*
+ * A descriptor for your own poll/epoll loop: when it is readable (POLLIN),
+ * call corral_step(c, 0), which does not block. It becomes readable when
+ * the kernel has news (SIGCHLD, a handled signal), when a deadline
+ * (timeout, grace) is due, and right away when the loop has work left
+ * over; corral_step() clears it. Created at the first call (an epoll
+ * descriptor owned by the supervisor: do not close it), valid until
+ * corral_free(). -EOPNOTSUPP with pty (the relay between the terminals
+ * needs corral_step(c, -1) or corral_wait()).
+ */
+int corral_fd(struct corral *c);
 
 /*
  * End the tree: SIGTERM to every member, up to the grace, then stop-all and
@@ -264,7 +391,12 @@ int corral_foreach_proc(struct corral *c,
 			void (*fn)(const struct corral_proc_info *p, void *arg),
 			void *arg);
 
+/*
+ * Allocated by the caller, filled by corral_result(). size first; new
+ * fields are appended at the end only.
+ */
 struct corral_result {
+	size_t size;	/* sizeof(struct corral_result) the caller knows */
 	int exit_code;	/* what the CLI exits with (see enum above) */
 	int status;	/* the command's wait status */
 	bool exec_failed;
@@ -284,19 +416,89 @@ struct corral_result {
 	unsigned long escapes;	 /* escape-relevant calls seen */
 	double t_grace, t_stop, t_kill; /* seconds spent in each phase */
 	double t_end;			/* total run time */
+
+	/* New fields here, above the test block. */
+#ifdef CORRAL_TEST_GROW
+	/* What a later version's struct looks like (the ABI test). */
+	unsigned long test_grow_out; /* test_grow_knob, as the library saw it */
+	char test_grow_pad[56];
+#endif
 };
 
-void corral_result(const struct corral *c, struct corral_result *r);
+/*
+ * Fill the first r->size bytes of r (r->size is kept; fields this library
+ * does not know are zeroed). -EINVAL when r->size cannot hold the size
+ * field. Use corral_result().
+ */
+int corral_get_result(const struct corral *c, struct corral_result *r);
+
+static inline int corral_result(const struct corral *c,
+				struct corral_result *r)
+{
+	r->size = sizeof(*r);
+	return corral_get_result(c, r);
+}
 
 pid_t corral_root_pid(const struct corral *c);
 
 /* A message for the user about the last failure of corral_spawn(). */
 const char *corral_error(const struct corral *c);
 
-void corral_free(struct corral *c);
+/*
+ * Release the supervisor; a tree still running is stopped and killed
+ * first (nothing of it outlives the object). 0, or -EDEADLK from inside a
+ * callback (nothing is freed).
+ */
+int corral_free(struct corral *c);
 
 /* Parse "1.5", "10s", "250ms", "2m", "1h", "1d" into seconds. */
 int corral_parse_duration(const char *s, double *out);
+
+/*
+ * Can the sandbox (bubblewrap under corral) work on this host, and if not,
+ * why. Allocated by the caller, filled by corral_probe(); size first, new
+ * fields appended at the end only.
+ */
+struct corral_probe {
+	size_t size;		/* sizeof(struct corral_probe) the caller knows */
+	bool sandbox_ok;	/* can the sandbox work here */
+	char reason[512];	/* if not, why (user-facing) */
+	int yama_ptrace_scope;	/* -1 if no Yama */
+	bool seccomp;		/* seccomp filter mode with ERRNO available */
+	bool ptrace;		/* we can PTRACE_SEIZE a child of ours */
+	bool userns;		/* a user namespace can be made and mapped */
+	char userns_error[128]; /* what failed when !userns */
+	bool bwrap_found;
+	char bwrap_path[4096];
+	char bwrap_version[64];
+	bool bwrap_setuid;	/* setuid bit on bwrap (its privileges are not
+				   used under corral) */
+	bool bwrap_works;	/* a trial sandbox with the real profile and
+				   policy ran /bin/true under a ptrace seize */
+	char bwrap_error[256];	/* bwrap's own message when !bwrap_works */
+	bool cgroup2;
+	char cgroup2_mount[256];
+	bool is_root;
+};
+
+/*
+ * Probe the host: bwrap is bwrap_path, or NULL for a PATH lookup. Runs a
+ * few short-lived children (a user namespace try, a ptrace try, a trial
+ * sandbox) and waits for each by pid: nothing is left running. Do not call
+ * it while a supervisor runs in another thread of the process (its
+ * waitpid(-1) could take the probe's children). Fills the first p->size
+ * bytes. 0 (the verdict is in sandbox_ok and reason) or -errno. Use
+ * corral_probe().
+ */
+int corral_probe_host(const char *bwrap_path, struct corral_probe *p);
+
+static inline int corral_probe(const char *bwrap_path, struct corral_probe *p)
+{
+	p->size = sizeof(*p);
+	return corral_probe_host(bwrap_path, p);
+}
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

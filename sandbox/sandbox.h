@@ -55,8 +55,7 @@ struct sandbox_probe {
  * Returns 0 (the verdict is in p->sandbox_ok / p->reason) or -errno.
  */
 int sandbox_probe(const char *bwrap_override, struct sandbox_probe *p);
-/* Human-readable report, or one JSON object (keys = field names). */
-int sandbox_probe_print(FILE *f, const struct sandbox_probe *p, bool json);
+/* Printed by the CLI (cli/probe.c) from corral_probe() (tracer/host_probe.c). */
 
 /*
  * Find bwrap: override when given (must be executable), else "bwrap" in

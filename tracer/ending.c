@@ -222,6 +222,8 @@ static size_t unstopped(struct corral *c)
 
 int corral_stop_all(struct corral *c)
 {
+	if (c->in_callback) /* corral.h: not from a callback */
+		return -EDEADLK;
 	double t0 = corral_now(c);
 	if (c->phase < PH_STOPPING)
 		c->phase = PH_STOPPING;
@@ -260,6 +262,8 @@ static int resume_one(struct task *t, void *arg)
 
 int corral_resume_all(struct corral *c)
 {
+	if (c->in_callback) /* corral.h: not from a callback */
+		return -EDEADLK;
 	if (c->phase != PH_STOPPING && c->phase != PH_RUN)
 		return -EBUSY;
 	c->holding = false;
@@ -302,6 +306,8 @@ static int count_live(struct task *t, void *arg)
 
 int corral_kill_all(struct corral *c)
 {
+	if (c->in_callback) /* corral.h: not from a callback */
+		return -EDEADLK;
 	double t0 = corral_now(c);
 	unsigned long before = c->res.killed;
 	c->phase = PH_KILLING;

@@ -102,6 +102,12 @@ struct corral {
 
 	struct corral_result res;
 	char errmsg[256];
+
+	/* Callbacks (corral.h): depth of on_event calls in progress, and an
+	 * end asked for from one, carried out when the loop gets back. */
+	unsigned in_callback;
+	enum corral_reason end_request;
+	struct corral_pollfd *pollfd; /* corral_fd(), pollfd.c; NULL */
 };
 
 double corral_now(const struct corral *c);

@@ -85,6 +85,8 @@ static int put_member(struct task *t, void *arg)
 
 int corral_snapshot(struct corral *c, bool with_stacks)
 {
+	if (c->in_callback) /* corral.h: not from a callback */
+		return -EDEADLK;
 	if (!c->root || c->finished)
 		return -ECHILD;
 	/* Stacks need every thread held; the tree runs on afterwards. */

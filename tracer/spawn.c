@@ -86,6 +86,8 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 
 int corral_spawn(struct corral *c)
 {
+	if (c->in_callback) /* corral.h: not from a callback */
+		return -EDEADLK;
 	if (c->root)
 		return -EALREADY;
 	int go[2], ep[2];

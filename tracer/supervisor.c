@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "filter.h"
+#include "pollfd.h"
 #include "sandbox.h"
 #include "internal.h"
 #include "unwind.h"
@@ -39,7 +41,8 @@ double corral_now(const struct corral *c)
 	return mono() - c->t0;
 }
 
-void corral_config_init(struct corral_config *cfg)
+/* The defaults (corral.h); abi.c applies them to a caller's config. */
+void config_set_defaults(struct corral_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->journal_fd = -1;
@@ -55,8 +58,12 @@ void corral_emit(struct corral *c, struct corral_event *ev)
 {
 	ev->t = corral_now(c);
 	journal_event(c, ev);
-	if (c->cfg.on_event)
+	if (c->cfg.on_event) {
+		/* What the callback may call: see corral.h (-EDEADLK). */
+		c->in_callback++;
 		c->cfg.on_event(ev, c->cfg.on_event_arg);
+		c->in_callback--;
+	}
 }
 
 /*
@@ -185,6 +192,12 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	}
 	*out = NULL;
 	err[0] = 0;
+	/* From here on, cfg is the library's own copy (any caller's size). */
+	struct corral_config own;
+	int ir = config_import(cfg, &own, err, errlen);
+	if (ir < 0)
+		return ir;
+	cfg = &own;
 	if (!cfg->argv || !cfg->argv[0]) {
 		snprintf(err, errlen, "no command given");
 		return -EINVAL;
@@ -460,6 +473,8 @@ static double sleep_for(const struct corral *c, int timeout_ms)
  */
 int corral_step(struct corral *c, int timeout_ms)
 {
+	if (c->in_callback)
+		return -EDEADLK;
 	if (!c->root)
 		return -ECHILD;
 	if (c->finished)
@@ -475,11 +490,22 @@ int corral_step(struct corral *c, int timeout_ms)
 		return 0;
 	}
 	act_on_signals(c);
+	if (c->end_request) { /* asked for from a callback */
+		enum corral_reason why = c->end_request;
+		c->end_request = CORRAL_REASON_NONE;
+		corral_request_end(c, why);
+	}
 	check_deadlines(c);
 	if (c->phase == PH_DONE) {
 		finish(c);
 		return 0;
 	}
+	/* corral_fd(): readable when the next step has something to do. */
+	if (c->pollfd)
+		pollfd_arm(c, (c->drained && !c->saw_echild &&
+			       c->tab.live > 0 && !c->pending_sigs)
+				      ? sleep_for(c, -1)
+				      : 0);
 	return 1;
 }
 
@@ -495,13 +521,13 @@ void corral_request_end(struct corral *c, enum corral_reason why)
 {
 	if (!c->root || c->finished)
 		return;
+	if (c->in_callback) { /* the engine is mid-event: later */
+		c->end_request = why;
+		pollfd_arm(c, 0);
+		return;
+	}
 	ending_begin(c, why, 0);
 	ending_tick(c); /* without a grace, done before returning */
-}
-
-void corral_result(const struct corral *c, struct corral_result *r)
-{
-	*r = c->res;
 }
 
 pid_t corral_root_pid(const struct corral *c)
@@ -551,10 +577,12 @@ int corral_foreach_proc(struct corral *c,
 	return 0;
 }
 
-void corral_free(struct corral *c)
+int corral_free(struct corral *c)
 {
 	if (!c)
-		return;
+		return 0;
+	if (c->in_callback)
+		return -EDEADLK;
 	/* Nothing of the tree outlives its supervisor object. */
 	if (c->root && !c->finished && c->phase != PH_DONE) {
 		corral_stop_all(c);
@@ -580,5 +608,7 @@ void corral_free(struct corral *c)
 	free(c->exe);
 	filter_release(&c->filter);
 	unwinder_free(c->unw);
+	pollfd_free(c);
 	free(c);
+	return 0;
 }

@@ -422,17 +422,16 @@ static void test_probe(void **state)
 		assert_true(p.reason[0] != '\0');
 	}
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	assert_non_null(m);
-	assert_int_equal(sandbox_probe_print(m, &p, true), 0);
-	fclose(m);
-	assert_true(buf[0] == '{');
-	assert_non_null(strstr(buf, p.sandbox_ok ? "\"sandbox_ok\":true"
-						 : "\"sandbox_ok\":false"));
-	assert_non_null(strstr(buf, "\"yama_ptrace_scope\":"));
-	free(buf);
+	/* The public API (corral_probe) gives the same answers; the CLI
+	 * prints them (install_probe_cli.sh). */
+	struct corral_probe cp;
+	assert_int_equal(corral_probe(NULL, &cp), 0);
+	no_children_left();
+	assert_int_equal(cp.size, sizeof(cp));
+	assert_int_equal(cp.sandbox_ok, p.sandbox_ok);
+	assert_string_equal(cp.reason, p.reason);
+	assert_string_equal(cp.bwrap_path, p.bwrap_path);
+	assert_int_equal(cp.yama_ptrace_scope, p.yama_ptrace_scope);
 
 	/* A bwrap that does not exist is a refusal with a reason. */
 	assert_int_equal(sandbox_probe("/nonexistent/bwrap", &p), 0);

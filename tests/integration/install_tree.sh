@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# make install / make uninstall (README, docs/api.md): the tree is checked
+# file by file (paths, modes, symlinks), the shared library has its SONAME
+# and exports exactly the functions corral.h declares (corral_*, version
+# node CORRAL_0), the installed libcorral.a defines nothing else either,
+# every directory variable is honoured, the installed corral runs, and
+# uninstall leaves nothing behind.
+. "$(dirname "$0")/lib.sh"
+need_corral
+
+VERSION=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral.h")
+MAJOR=${VERSION%%.*}
+MULTIARCH=$(cc -print-multiarch 2>/dev/null)
+LIBDIR=/usr/lib${MULTIARCH:+/$MULTIARCH}
+
+# inst DESTDIR VAR=VALUE...: make install (or uninstall with UN=un)
+inst() {
+	local dest=$1
+	shift
+	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$BUILD" \
+		DESTDIR="$dest" LDCONFIG= "$@" "${UN:-}install" >"$T/make.log" 2>&1 || {
+		fail "make ${UN:-}install $* failed"
+		cat "$T/make.log" >&2
+	}
+}
+
+# listing DIR: "mode path [-> target]" for everything under DIR, sorted
+listing() {
+	(cd "$1" && find . -mindepth 1 \( -type f -o -type l \) -printf '%m %p -> %l\n' |
+		sed 's/ -> $//; s|^\([0-7]*\) \./|\1 /|' | sort -k2)
+}
+
+# ------------------------------------------------ a packager's install
+S=$T/stage
+inst "$S" PREFIX=/usr LIBDIR="$LIBDIR"
+DOCS=$(cd "$ROOT" && ls README.md docs/*.md | sed 's|.*/||' | sort)
+EXAMPLES=$(cd "$ROOT/examples" && ls | sort)
+{
+	echo "755 /usr/bin/corral"
+	echo "644 /usr/include/corral.h"
+	echo "644 $LIBDIR/libcorral.a"
+	echo "777 $LIBDIR/libcorral.so -> libcorral.so.$MAJOR"
+	echo "777 $LIBDIR/libcorral.so.$MAJOR -> libcorral.so.$VERSION"
+	echo "644 $LIBDIR/libcorral.so.$VERSION"
+	echo "644 $LIBDIR/pkgconfig/corral.pc"
+	for f in $DOCS; do echo "644 /usr/share/doc/corral/$f"; done
+	for f in $EXAMPLES; do echo "644 /usr/share/doc/corral/examples/$f"; done
+	echo "644 /usr/share/man/man1/corral.1"
+} | sort -k2 >"$T/want"
+listing "$S" >"$T/got"
+diff -u "$T/want" "$T/got" >"$T/tree.diff" ||
+	{ fail "installed tree differs from the expected one:"; cat "$T/tree.diff" >&2; }
+
+SO=$S$LIBDIR/libcorral.so.$VERSION
+soname=$(readelf -d "$SO" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+expect_eq "$soname" "libcorral.so.$MAJOR" "SONAME"
+# The binary links the library statically: it does not need the .so.
+readelf -d "$S/usr/bin/corral" | grep -q 'NEEDED.*libcorral' &&
+	fail "/usr/bin/corral needs libcorral.so"
+cmp -s "$S/usr/include/corral.h" "$ROOT/include/corral.h" || fail "installed corral.h differs"
+cmp -s "$S/usr/share/man/man1/corral.1" "$ROOT/docs/corral.1" || fail "installed man page differs"
+
+# Exports: exactly the functions corral.h declares, all in CORRAL_0.
+grep -E '^[a-z][a-z_ ]*[ *](corral_[a-z0-9_]+)\(' "$ROOT/include/corral.h" |
+	grep -v '^static' | sed -E 's/.*[ *](corral_[a-z0-9_]+)\(.*/\1/' | sort -u >"$T/declared"
+nm -D --defined-only "$SO" | awk '{ print $3 }' | sort >"$T/exported"
+grep -qx 'CORRAL_0' "$T/exported" || fail "no version node CORRAL_0"
+grep -v '^CORRAL_0$' "$T/exported" | sed 's/@@CORRAL_0$//' >"$T/exported.names"
+[ "$(wc -l <"$T/declared")" -ge 20 ] || fail "found only $(wc -l <"$T/declared") declarations in corral.h"
+diff -u "$T/declared" "$T/exported.names" >"$T/exports.diff" ||
+	{ fail "exports differ from corral.h's declarations (- declared, + exported):"; cat "$T/exports.diff" >&2; }
+grep -v '@@CORRAL_0$' "$T/exported" | grep -v '^CORRAL_0$' | grep . &&
+	fail "symbols outside version node CORRAL_0 (above)"
+# The static library: every global it defines is public too (internal
+# symbols are made local, so a program's own names cannot clash).
+nm -g --defined-only "$S$LIBDIR/libcorral.a" | awk 'NF == 3 { print $3 }' |
+	sort >"$T/static.names"
+diff -u "$T/declared" "$T/static.names" >"$T/static.diff" ||
+	{ fail "libcorral.a's globals differ from corral.h's declarations:"; cat "$T/static.diff" >&2; }
+
+# corral.pc: version, paths, what static linking needs.
+PC=$S$LIBDIR/pkgconfig/corral.pc
+expect_grep "^Version: $VERSION\$" "$PC" "corral.pc version"
+expect_grep '^prefix=/usr$' "$PC" "corral.pc prefix"
+expect_grep "^libdir=\\\$\\{prefix\\}${LIBDIR#/usr}\$" "$PC" "corral.pc libdir"
+expect_grep '^Requires.private: .*libseccomp' "$PC" "corral.pc Requires.private"
+expect_grep '^Requires.private: .*libunwind-ptrace' "$PC" "corral.pc Requires.private"
+expect_grep '^Libs: -L\$\{libdir\} -lcorral$' "$PC" "corral.pc Libs"
+
+# The installed CLI runs (statically linked with the library).
+RUN_LABEL="installed corral"
+run -- "$S/usr/bin/corral" --version
+expect_rc 0 "corral --version"
+expect_grep "^corral $VERSION\$" "$OUTF" "--version"
+run -- "$S/usr/bin/corral" run -j "$T/j" -- sh -c 'sleep 100 & exit 6'
+expect_rc 6 "installed corral run"
+[ "$(j_end "$T/j" killed)" = 1 ] || [ "$(j_end "$T/j" left)" = 1 ] ||
+	fail "the left-behind sleep was not ended"
+
+UN=un inst "$S" PREFIX=/usr LIBDIR="$LIBDIR"
+left=$(listing "$S")
+[ -z "$left" ] || { fail "uninstall left files:"; echo "$left" >&2; }
+
+# ------------------------------------- every directory variable honoured
+S2=$T/stage2
+VARS=(PREFIX=/p BINDIR=/x/bin LIBDIR=/x/lib INCLUDEDIR=/x/inc MANDIR=/x/man
+	DOCDIR=/x/doc PKGCONFIGDIR=/x/pc)
+inst "$S2" "${VARS[@]}"
+[ -e "$S2/p" ] && fail "something was installed under PREFIX although every directory was given: $(find "$S2/p" | head -3)"
+for f in /x/bin/corral /x/lib/libcorral.so.$VERSION /x/lib/libcorral.so.$MAJOR \
+	/x/lib/libcorral.so /x/lib/libcorral.a /x/inc/corral.h /x/man/man1/corral.1 \
+	/x/doc/README.md /x/doc/examples/run_timeout.c /x/pc/corral.pc; do
+	[ -e "$S2$f" ] || fail "$f not installed"
+done
+# Outside PREFIX, the .pc has absolute paths.
+expect_grep '^libdir=/x/lib$' "$S2/x/pc/corral.pc" "libdir outside PREFIX"
+expect_grep '^includedir=/x/inc$' "$S2/x/pc/corral.pc" "includedir outside PREFIX"
+UN=un inst "$S2" "${VARS[@]}"
+left=$(listing "$S2")
+[ -z "$left" ] || { fail "uninstall (custom dirs) left files:"; echo "$left" >&2; }
+
+done_test

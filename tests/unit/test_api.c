@@ -1,0 +1,376 @@
+/*
+ * test_api.c - the promises of corral.h about its ABI and its use from a
+ * host program, with real processes: caller structs of other sizes
+ * (older and newer headers), what a callback may call (-EDEADLK, an end
+ * requested from a callback), and corral_fd() in the caller's own poll
+ * loop (readable when there is work, deadlines included, no spinning).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "corral.h"
+
+/* Nothing left to reap: every child the test made is gone. */
+static void no_child_left(void)
+{
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
+static bool alive(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static void test_version(void **state)
+{
+	char v[32];
+	snprintf(v, sizeof(v), "%d.%d.%d", CORRAL_VERSION_MAJOR,
+		 CORRAL_VERSION_MINOR, CORRAL_VERSION_PATCH);
+	assert_string_equal(corral_version(), CORRAL_VERSION);
+	assert_string_equal(CORRAL_VERSION, v);
+}
+
+/* An older caller's config (smaller size): only its bytes are written. */
+static void test_config_defaults_older(void **state)
+{
+	size_t old = offsetof(struct corral_config, timeout);
+	union {
+		struct corral_config cfg;
+		unsigned char b[sizeof(struct corral_config) + 16];
+	} u;
+	memset(&u, 0xab, sizeof(u));
+	u.cfg.size = old;
+	assert_int_equal(corral_config_defaults(&u.cfg), 0);
+	assert_int_equal(u.cfg.size, old);
+	assert_null(u.cfg.argv);
+	assert_int_equal(u.cfg.journal_fd, -1);
+	for (size_t i = old; i < sizeof(u.b); i++)
+		assert_int_equal(u.b[i], 0xab);
+	u.cfg.size = 0;
+	assert_int_equal(corral_config_defaults(&u.cfg), -EINVAL);
+}
+
+/* A newer caller's config: the bytes past ours are zeroed, size kept. */
+static void test_config_defaults_newer(void **state)
+{
+	union {
+		struct corral_config cfg;
+		unsigned char b[sizeof(struct corral_config) + 16];
+	} u;
+	memset(&u, 0xab, sizeof(u));
+	u.cfg.size = sizeof(u.b);
+	assert_int_equal(corral_config_defaults(&u.cfg), 0);
+	assert_int_equal(u.cfg.size, sizeof(u.b));
+	assert_true(u.cfg.kill_after == 2.0);
+	for (size_t i = sizeof(struct corral_config); i < sizeof(u.b); i++)
+		assert_int_equal(u.b[i], 0);
+}
+
+static int run_true(const struct corral_config *cfg, char *err, size_t n,
+		    struct corral_result *r)
+{
+	struct corral *c;
+	int e = corral_new(cfg, &c, err, n);
+	if (e < 0)
+		return e;
+	e = corral_spawn(c);
+	if (!e)
+		e = corral_wait(c);
+	corral_result(c, r);
+	assert_int_equal(corral_free(c), 0);
+	return e;
+}
+
+/*
+ * corral_new() with an older caller's struct: what lies past its size is
+ * never read (here garbage where on_event would be: reading it would
+ * call through a wild pointer), and those fields take their defaults.
+ */
+static void test_new_older_caller(void **state)
+{
+	static const char *const argv[] = {"/bin/true", NULL};
+	union {
+		struct corral_config cfg;
+		unsigned char b[sizeof(struct corral_config)];
+	} u;
+	memset(&u, 0, sizeof(u));
+	u.cfg.size = offsetof(struct corral_config, stacks);
+	assert_int_equal(corral_config_defaults(&u.cfg), 0);
+	u.cfg.argv = argv;
+	u.cfg.watch_parent = false;
+	memset(u.b + u.cfg.size, 0xab, sizeof(u.b) - u.cfg.size);
+	char err[256];
+	struct corral_result r;
+	assert_int_equal(run_true(&u.cfg, err, sizeof(err), &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.execs, 1);
+	no_child_left();
+}
+
+/* A newer caller's struct: accepted when the unknown tail is zero. */
+static void test_new_newer_caller(void **state)
+{
+	static const char *const argv[] = {"/bin/true", NULL};
+	union {
+		struct corral_config cfg;
+		unsigned char b[sizeof(struct corral_config) + 32];
+	} u;
+	memset(&u, 0, sizeof(u));
+	u.cfg.size = sizeof(u.b);
+	assert_int_equal(corral_config_defaults(&u.cfg), 0);
+	u.cfg.argv = argv;
+	u.cfg.watch_parent = false;
+	char err[256];
+	struct corral_result r;
+	assert_int_equal(run_true(&u.cfg, err, sizeof(err), &r), 0);
+	assert_int_equal(r.exit_code, 0);
+
+	/* A setting this library does not know: refused, nothing started. */
+	u.b[sizeof(struct corral_config) + 5] = 1;
+	struct corral *c = (struct corral *)1;
+	assert_int_equal(corral_new(&u.cfg, &c, err, sizeof(err)), -E2BIG);
+	assert_null(c);
+	assert_non_null(strstr(err, "newer corral.h"));
+	u.cfg.size = 2;
+	assert_int_equal(corral_new(&u.cfg, &c, err, sizeof(err)), -EINVAL);
+	no_child_left();
+}
+
+/* corral_result() fills exactly the caller's size. */
+static void test_result_sizes(void **state)
+{
+	static const char *const argv[] = {"/bin/sh", "-c", "exit 5", NULL};
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	struct corral *c;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(corral_spawn(c), 0);
+	assert_int_equal(corral_wait(c), 0);
+
+	union {
+		struct corral_result r;
+		unsigned char b[sizeof(struct corral_result) + 16];
+	} u;
+	/* Older: up to exit_code only; the bytes after it are not touched. */
+	size_t old = offsetof(struct corral_result, status);
+	memset(&u, 0xab, sizeof(u));
+	u.r.size = old;
+	assert_int_equal(corral_get_result(c, &u.r), 0);
+	assert_int_equal(u.r.size, old);
+	assert_int_equal(u.r.exit_code, 5);
+	for (size_t i = old; i < sizeof(u.b); i++)
+		assert_int_equal(u.b[i], 0xab);
+	/* Newer: what we do not know is zeroed. */
+	memset(&u, 0xab, sizeof(u));
+	u.r.size = sizeof(u.b);
+	assert_int_equal(corral_get_result(c, &u.r), 0);
+	assert_int_equal(u.r.exit_code, 5);
+	assert_int_equal(u.r.survivors, 0);
+	for (size_t i = sizeof(struct corral_result); i < sizeof(u.b); i++)
+		assert_int_equal(u.b[i], 0);
+	u.r.size = 0;
+	assert_int_equal(corral_get_result(c, &u.r), -EINVAL);
+	assert_int_equal(corral_free(c), 0);
+	no_child_left();
+}
+
+/* What a callback sees when it calls back into the library. */
+struct reentry {
+	struct corral *c;
+	bool tried;
+	int step, wait, free_, stop, resume, kill, snap, spawn;
+	int res;
+	unsigned long execs_seen;
+	pid_t sleeper;
+};
+
+static void reenter(const struct corral_event *ev, void *arg)
+{
+	struct reentry *x = arg;
+	if (ev->type != CORRAL_EV_EXEC || !x->c || x->tried)
+		return;
+	if (!ev->argv || !ev->argv[0] || strcmp(ev->argv[0], "sleep") != 0)
+		return;
+	x->tried = true;
+	x->sleeper = ev->pid;
+	x->step = corral_step(x->c, 0);
+	x->wait = corral_wait(x->c);
+	x->free_ = corral_free(x->c);
+	x->stop = corral_stop_all(x->c);
+	x->resume = corral_resume_all(x->c);
+	x->kill = corral_kill_all(x->c);
+	x->snap = corral_snapshot(x->c, false);
+	x->spawn = corral_spawn(x->c);
+	/* Allowed: reading the result, and asking for the end. */
+	struct corral_result r;
+	x->res = corral_result(x->c, &r);
+	x->execs_seen = r.execs;
+	corral_request_end(x->c, CORRAL_REASON_REQUEST);
+}
+
+static void test_callback_reentry(void **state)
+{
+	static const char *const argv[] = {"/bin/sh", "-c", "exec sleep 100",
+					   NULL};
+	struct reentry x = {0};
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.stacks = 0;
+	cfg.kill_after = 0;
+	cfg.on_event = reenter;
+	cfg.on_event_arg = &x;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &x.c, err, sizeof(err)), 0);
+	assert_int_equal(corral_spawn(x.c), 0);
+	/* sleep 100 runs until the end asked for in the callback. */
+	assert_int_equal(corral_wait(x.c), 0);
+	assert_true(x.tried);
+	assert_int_equal(x.step, -EDEADLK);
+	assert_int_equal(x.wait, -EDEADLK);
+	assert_int_equal(x.free_, -EDEADLK);
+	assert_int_equal(x.stop, -EDEADLK);
+	assert_int_equal(x.resume, -EDEADLK);
+	assert_int_equal(x.kill, -EDEADLK);
+	assert_int_equal(x.snap, -EDEADLK);
+	assert_int_equal(x.spawn, -EDEADLK);
+	assert_int_equal(x.res, 0);
+	assert_int_equal(x.execs_seen, 2);
+	struct corral_result r;
+	corral_result(x.c, &r);
+	assert_int_equal(r.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(r.survivors, 0);
+	assert_int_equal(corral_free(x.c), 0);
+	assert_false(alive(x.sleeper));
+	no_child_left();
+}
+
+/*
+ * The caller's own poll loop: wait on corral_fd() with no timeout of its
+ * own, step without blocking. Returns the number of wakeups.
+ */
+static int poll_loop(struct corral *c)
+{
+	int fd = corral_fd(c);
+	assert_true(fd >= 0);
+	assert_int_equal(corral_fd(c), fd); /* the same descriptor */
+	int wakeups = 0, r;
+	do {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		assert_int_equal(poll(&p, 1, -1), 1);
+		wakeups++;
+		r = corral_step(c, 0);
+	} while (r > 0);
+	assert_int_equal(r, 0);
+	return wakeups;
+}
+
+static struct corral *started(const char *const *argv, double timeout)
+{
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.stacks = 0;
+	cfg.timeout = timeout;
+	cfg.kill_after = 0.2;
+	struct corral *c;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(corral_spawn(c), 0);
+	return c;
+}
+
+static void test_fd_loop(void **state)
+{
+	/* A small tree, then a command that is quiet for a while. */
+	static const char *const argv[] = {
+		"/bin/sh", "-c",
+		"/bin/true & /bin/true & wait; sleep 0.3; exit 3", NULL};
+	struct corral *c = started(argv, 0);
+	int wakeups = poll_loop(c);
+	struct corral_result r;
+	corral_result(c, &r);
+	assert_int_equal(r.exit_code, 3);
+	assert_int_equal(r.processes, 4);
+	/* Readable only with work to do: a spinning descriptor would wake
+	 * the loop thousands of times during the quiet 0.3 s. */
+	assert_true(wakeups < 100);
+	assert_int_equal(corral_free(c), 0);
+	no_child_left();
+}
+
+/* The deadline makes the descriptor readable: no news from the kernel
+ * comes while `sleep 100` sleeps, yet the loop ends it at the timeout. */
+static void test_fd_deadline(void **state)
+{
+	static const char *const argv[] = {"/bin/sh", "-c",
+					   "trap '' TERM; sleep 100", NULL};
+	struct corral *c = started(argv, 0.2);
+	poll_loop(c);
+	struct corral_result r;
+	corral_result(c, &r);
+	assert_int_equal(r.reason, CORRAL_REASON_TIMEOUT);
+	assert_int_equal(r.exit_code, CORRAL_EXIT_TIMEOUT);
+	assert_int_equal(r.survivors, 0);
+	assert_true(r.killed >= 1); /* the shell ignored SIGTERM: grace */
+	assert_int_equal(corral_free(c), 0);
+	no_child_left();
+}
+
+static void test_fd_pty(void **state)
+{
+	static const char *const argv[] = {"/bin/true", NULL};
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.pty = true;
+	struct corral *c;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(corral_fd(c), -EOPNOTSUPP);
+	assert_int_equal(corral_free(c), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_config_defaults_older),
+		cmocka_unit_test(test_config_defaults_newer),
+		cmocka_unit_test(test_new_older_caller),
+		cmocka_unit_test(test_new_newer_caller),
+		cmocka_unit_test(test_result_sizes),
+		cmocka_unit_test(test_callback_reentry),
+		cmocka_unit_test(test_fd_loop),
+		cmocka_unit_test(test_fd_deadline),
+		cmocka_unit_test(test_fd_pty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
