@@ -8,6 +8,9 @@
 # layout of version 0 still holds: fields only appended, frozen structs
 # the same size, enum values unchanged (tests/abi/corral-0.layout).
 . "$(dirname "$0")/lib.sh"
+# Under make asan the library is instrumented: so must be what links it.
+SAN=
+nm -u "$BUILD/libcorral.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
 
 OLD_LIB=$BUILD
 [ -e "$OLD_LIB/libcorral.so.0" ] || { fail "$OLD_LIB/libcorral.so.0 not built"; done_test; }
@@ -36,7 +39,8 @@ env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$GROW" \
 for side in old new; do
 	def=
 	[ $side = new ] && def=-DCORRAL_TEST_GROW
-	cc -std=gnu11 -Wall -Werror $def -I"$ROOT/include" -o "$T/abi_$side" \
+	# shellcheck disable=SC2086
+	cc -std=gnu11 -Wall -Werror $def $SAN -I"$ROOT/include" -o "$T/abi_$side" \
 		"$ROOT/tests/abi/abi_check.c" -L"$OLD_LIB" -lcorral ||
 		fail "abi_check ($side) does not build"
 done

@@ -10,6 +10,9 @@
 # table_find) links and runs both ways: nothing internal is interposed.
 # The .pc also relocates with pkg-config --define-prefix.
 . "$(dirname "$0")/lib.sh"
+# Under make asan the library is instrumented: so must be what links it.
+SAN=
+nm -u "$BUILD/libcorral.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
 need_corral
 command -v pkg-config >/dev/null || { fail "pkg-config is missing"; done_test; }
 
@@ -41,7 +44,7 @@ for mode in shared static; do
 	static=
 	[ $mode = static ] && static=1
 	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$T/$mode" -f "$EXDIR/Makefile" VPATH="$EXDIR" \
-		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror" \
+		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror $SAN" \
 		LDFLAGS="-Wl,-rpath,$S$LIBDIR" >"$T/$mode.log" 2>&1 ||
 		{ fail "examples ($mode) do not build"; cat "$T/$mode.log" >&2; continue; }
 	for ex in run_timeout watch_exec poll_loop; do
@@ -135,7 +138,7 @@ for mode in shared static; do
 		libs="$(pkg-config --libs corral) -Wl,-rpath,$S$LIBDIR"
 	fi
 	# shellcheck disable=SC2046,SC2086
-	cc -std=gnu11 -Wall -Werror $(pkg-config --cflags corral) -o "$T/names_$mode" "$T/names.c" $libs ||
+	cc -std=gnu11 -Wall -Werror $SAN $(pkg-config --cflags corral) -o "$T/names_$mode" "$T/names.c" $libs ||
 		{ fail "a program with the library's internal names does not link ($mode)"; continue; }
 	RUN_LABEL="$mode internal names"
 	run -- "$T/names_$mode"
