@@ -58,6 +58,10 @@ expect_eq "$soname" "libcorral.so.$MAJOR" "SONAME"
 readelf -d "$S/usr/bin/corral" | grep -q 'NEEDED.*libcorral' &&
 	fail "/usr/bin/corral needs libcorral.so"
 cmp -s "$S/usr/include/corral.h" "$ROOT/include/corral.h" || fail "installed corral.h differs"
+# The header stands alone, in strict C99 too (a third party's flags).
+printf '#include <corral.h>\nint main(void) { struct corral_config c; corral_config_init(&c); return c.size == 0; }\n' >"$T/hdr.c"
+cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$S/usr/include" -fsyntax-only "$T/hdr.c" ||
+	fail "corral.h does not compile alone with -std=c99 -pedantic"
 cmp -s "$S/usr/share/man/man1/corral.1" "$ROOT/docs/corral.1" || fail "installed man page differs"
 
 # Exports: exactly the functions corral.h declares, all in CORRAL_0.
