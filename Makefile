@@ -60,7 +60,7 @@ EXAMPLES     := $(wildcard examples/*.c) examples/Makefile
 LDCONFIG     ?= ldconfig
 
 .PHONY: all deps check-deps test unit integration demo asan clean format \
-        bench bench-quick install uninstall check-deb
+        bench bench-quick install uninstall check-deb print-pkgs
 
 all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
      $(BUILD)/$(SONAME) $(BUILD)/dist/libcorral.a
@@ -143,6 +143,11 @@ test: deps
 	$(MAKE) all
 	$(MAKE) $(UNIT_BIN) $(FIX_BIN)
 	BUILD=$(BUILD) tests/run.sh
+
+# What libcorral links (tests/integration/install_tree.sh checks that
+# debian/control names the Debian packages that provide them).
+print-pkgs:
+	@echo $(PKGS)
 
 # Installs packages on this machine: CI runs it after make test.
 check-deb: deps

@@ -91,6 +91,29 @@ expect_grep '^Requires.private: .*libseccomp' "$PC" "corral.pc Requires.private"
 expect_grep '^Requires.private: .*libunwind-ptrace' "$PC" "corral.pc Requires.private"
 expect_grep '^Libs: -L\$\{libdir\} -lcorral$' "$PC" "corral.pc Libs"
 
+# debian/control follows PKGS: the package providing each .pc is a
+# Build-Depends and a Depends of libcorral-dev (its static link needs it).
+for pc in $(env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" print-pkgs); do
+	f=$(pkg-config --path "$pc" 2>/dev/null) || { fail "pkg-config does not know $pc (PKGS)"; continue; }
+	deb=$(dpkg -S "$f" 2>/dev/null | head -n 1 | cut -d: -f1)
+	[ -n "$deb" ] || { note "$f belongs to no Debian package: not checked"; continue; }
+	python3 - "$ROOT/debian/control" "$deb" "$pc" <<'PY' || fail "debian/control does not follow PKGS (above)"
+import re, sys
+ctl, deb, pc = sys.argv[1:]
+paras = [p for p in open(ctl).read().split("\n\n") if p.strip()]
+def field(p, name):
+    m = re.search(r"^%s:(.*(?:\n[ \t].*)*)" % name, p, re.M)
+    return {re.split(r"[ (:]", d.strip())[0] for d in m.group(1).split(",")} if m else set()
+src = paras[0]
+dev = next(p for p in paras if re.search(r"^Package: libcorral-dev$", p, re.M))
+bad = [w for w, ok in (("Build-Depends", deb in field(src, "Build-Depends")),
+                       ("libcorral-dev Depends", deb in field(dev, "Depends"))) if not ok]
+for w in bad:
+    print("debian/control: %s lacks %s (provides %s.pc, in PKGS)" % (w, deb, pc), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+done
+
 # The installed CLI runs (statically linked with the library).
 RUN_LABEL="installed corral"
 run -- "$S/usr/bin/corral" --version
