@@ -32,10 +32,10 @@
  * All functions return 0 or a negative errno (kernel style) unless noted.
  *
  * ABI (docs/api.md): the library is libcorral.so.0; only corral_* symbols
- * are exported, in version node CORRAL_0. The two structs the caller
- * allocates and the library reads or fills, struct corral_config and struct
- * corral_result, start with `size_t size`, set by corral_config_init() and
- * corral_result(). A program built against an older header (smaller size)
+ * are exported, in version node CORRAL_0. The structs the caller allocates
+ * and the library reads or fills (struct corral_config, corral_result,
+ * corral_probe) start with `size_t size`, set by corral_config_init(),
+ * corral_result() and corral_probe(). A program built against an older header (smaller size)
  * works with a newer library: the fields it does not know take their
  * defaults. A program built against a newer header works with an older
  * library as long as it leaves the fields the library does not know at
