@@ -88,12 +88,13 @@ $(BUILD)/dist/libcorral.a: $(LIB_OBJ)
 	ar rcs $@ $(BUILD)/dist/libcorral.o
 
 # The version script lists what corral.h gives default visibility (every
-# global the objects define that is not hidden), all in node CORRAL_0. The
-# build stops if anything else than corral_* would be exported.
+# global the objects define that is not hidden, but for the compiler's own
+# __* instrumentation), all in node CORRAL_0. The build stops if anything
+# else than corral_* would be exported.
 $(BUILD)/libcorral.map: $(LIB_OBJ)
 	@{ echo "CORRAL_$(SOMAJOR) {"; echo "	global:"; \
 	  readelf -sW $^ | awk '$$5 == "GLOBAL" && $$6 == "DEFAULT" && \
-	    $$7 != "UND" { print "		" $$8 ";" }' | sort -u; \
+	    $$7 != "UND" && $$8 !~ /^__/ { print "		" $$8 ";" }' | sort -u; \
 	  echo "	local: *;"; echo "};"; } > $@.tmp
 	@if grep -v '^CORRAL_\|^	global:\|^	local:\|^};\|^		corral_' $@.tmp; then \
 	  echo "libcorral.map: only corral_* may be exported (see above)"; \
