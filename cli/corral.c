@@ -4,6 +4,10 @@
  * Everything the user can ask is validated here or in corral_new() before
  * anything is started: a bad option, a missing command or a journal that
  * cannot be opened ends corral with a clear message and nothing spawned.
+ *
+ * One voice: every message is "corral: ..." on stderr, with what came from
+ * the user or the tree (a command name, an argv, a library message quoting
+ * a path) escaped so that nothing reaches the terminal raw.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,113 +29,286 @@ int corral_probe_main(int argc, char **argv);
 
 static const char *prog = "corral";
 
-static void usage(FILE *f)
+/* "corral: " + the message with control characters escaped. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
 {
-	fprintf(f,
-		"Usage: %s run [OPTIONS] [--] COMMAND [ARG...]\n"
-		"       %s probe [--json]\n"
-		"       %s --help | --version\n"
-		"\n"
-		"Run COMMAND and supervise every process and thread it creates:\n"
-		"each is known from the kernel's ptrace events, and when the run\n"
-		"ends nothing of the tree is left alive.\n"
-		"\n"
-		"Options for run:\n"
-		"  -j, --journal FILE     write a JSONL journal of every event\n"
-		"      --tree             print the process tree to stderr at the end\n"
-		"  -q, --quiet            print nothing but errors\n"
-		"  -t, --timeout DUR      end the tree after DUR (exit 124)\n"
-		"  -k, --kill-after DUR   grace between SIGTERM and SIGKILL (default 2s)\n"
-		"      --wait-all         wait for the whole tree, not just COMMAND\n"
-		"      --max-procs N      end the tree above N live processes (exit 122)\n"
-		"      --no-parent-watch  keep running if corral's parent dies\n"
-		"      --stacks WHEN      take stacks: timeout,signal,crash,escape,\n"
-		"                         exit-left,snapshot or never\n"
-		"      --escape MODE      escape audit: off, log, deny, kill\n"
-		"      --sandbox          run COMMAND inside bubblewrap\n"
-		"      --workspace DIR    writable directory in the sandbox (default .)\n"
-		"      --ro-bind PATH     make PATH visible read-only in the sandbox\n"
-		"      --bind PATH        make PATH visible writable in the sandbox\n"
-		"      --share-net        keep the network in the sandbox\n"
-		"      --pty              run COMMAND on a new pseudo-terminal\n"
-		"\n"
-		"DUR is a number with an optional unit: ms, s (default), m, h, d.\n"
-		"Exit status: COMMAND's own; 128+N if killed by signal N or if\n"
-		"corral got signal N; 122 --max-procs; 123 --escape=kill; 124\n"
-		"timeout; 125 corral failed; 126 not executable; 127 not found.\n"
-		"\n"
-		"Documentation: docs/ and corral(1).\n",
-		prog, prog, prog);
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *e = corral_escape(buf);
+	fprintf(stderr, "%s: %s\n", prog, e ? e : buf);
+	free(e);
 }
 
 static __attribute__((noreturn)) void die_usage(const char *fmt, ...)
 {
+	char buf[1024];
 	va_list ap;
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	say("%s", buf);
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 	exit(CORRAL_EXIT_INTERNAL);
 }
 
-/* --tree: a copy of the process list, printed as an indented tree. */
-struct node {
-	pid_t pid, ppid;
-	double born, ended;
-	int status;
-	bool setup;
-	char *cmd;
-	int parent; /* index, -1 for a root */
+static const char *plural(unsigned long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static const char *signame(int sig, char buf[24])
+{
+	const char *n = sig > 0 ? sigabbrev_np(sig) : NULL;
+	if (n)
+		snprintf(buf, 24, "SIG%s", n);
+	else
+		snprintf(buf, 24, "signal %d", sig);
+	return buf;
+}
+
+/* ----------------------------------------------------------- --verbose */
+
+struct member {
+	pid_t pid;
+	char *cmd; /* quoted argv */
 };
 
-struct tree {
-	struct node *v;
+struct verbose {
+	struct corral *c;
+	const struct corral_config *cfg;
+	bool ending;
+	struct member *m; /* live members when the ending began, by pid */
 	size_t n, cap;
 };
 
-static char *join_argv(const struct corral_proc_info *p)
+static char *quoted_argv(const struct corral_proc_info *p)
 {
 	size_t len = 1;
-	const char *const *av = p->argv;
-	if (!av || !av[0])
-		return p->path ? strdup(p->path) : NULL;
-	for (size_t i = 0; av[i]; i++)
-		len += strlen(av[i]) + 1;
-	char *s = malloc(len), *o = s;
-	if (!s)
-		return NULL;
-	for (size_t i = 0; av[i]; i++) {
-		if (i)
-			*o++ = ' ';
-		for (const char *q = av[i]; *q; q++)
-			*o++ = (*q >= 0x20 && *q != 0x7f) ? *q : '?';
+	char *out = NULL;
+	if (!p->argv || !p->argv[0])
+		return p->path ? corral_quote(p->path) : strdup("?");
+	for (size_t i = 0; p->argv[i]; i++) {
+		char *q = corral_quote(p->argv[i]);
+		if (!q)
+			break;
+		size_t ql = strlen(q);
+		char *o = realloc(out, len + ql + 1);
+		if (!o) {
+			free(q);
+			break;
+		}
+		if (len == 1)
+			o[0] = 0;
+		else
+			strcat(o, " ");
+		strcat(o, q);
+		out = o;
+		len += ql + 1;
+		free(q);
 	}
-	*o = 0;
-	return s;
+	return out ? out : strdup("?");
 }
 
-static void collect(const struct corral_proc_info *p, void *arg)
+static void note_member(const struct corral_proc_info *p, void *arg)
 {
-	struct tree *t = arg;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct node *v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
+	struct verbose *v = arg;
+	if (p->ended >= 0 || p->setup)
+		return;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 32;
+		struct member *m = realloc(v->m, cap * sizeof(*m));
+		if (!m)
 			return;
-		t->v = v;
-		t->cap = cap;
+		v->m = m;
+		v->cap = cap;
 	}
-	t->v[t->n++] = (struct node){
-		.pid = p->pid,
-		.ppid = p->ppid,
-		.born = p->born,
-		.ended = p->ended,
-		.status = p->status,
-		.setup = p->setup,
-		.cmd = join_argv(p),
-		.parent = -1,
-	};
+	v->m[v->n++] = (struct member){p->pid, quoted_argv(p)};
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct member *)a)->pid;
+	pid_t y = ((const struct member *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+static void on_event(const struct corral_event *ev, void *arg)
+{
+	struct verbose *v = arg;
+	char nb[24];
+	if (ev->type == CORRAL_EV_ENDING && !v->ending) {
+		v->ending = true;
+		corral_foreach_proc(v->c, note_member, v);
+		qsort(v->m, v->n, sizeof(*v->m), by_pid);
+		bool grace = v->cfg->kill_after > 0 &&
+			     ev->reason != CORRAL_REASON_MAXPROCS &&
+			     ev->reason != CORRAL_REASON_ESCAPE;
+		int sig = v->cfg->end_signal > 0 ? v->cfg->end_signal : SIGTERM;
+		if (grace)
+			say("ending the tree (%s): sending %s and SIGCONT to "
+			    "%zu %s, SIGKILL after %gs to what is left",
+			    corral_reason_name(ev->reason), signame(sig, nb),
+			    v->n, plural(v->n, "process", "processes"),
+			    v->cfg->kill_after);
+		else
+			say("ending the tree (%s): stopping and sending SIGKILL "
+			    "to %zu %s",
+			    corral_reason_name(ev->reason), v->n,
+			    plural(v->n, "process", "processes"));
+		for (size_t i = 0; i < v->n; i++)
+			say("  %d %s", v->m[i].pid, v->m[i].cmd);
+		return;
+	}
+	if (ev->type == CORRAL_EV_EXIT && v->ending && ev->pid == ev->tgid) {
+		struct member key = {ev->pid, NULL};
+		struct member *m =
+			v->m ? bsearch(&key, v->m, v->n, sizeof(*v->m), by_pid)
+			     : NULL;
+		if (!m)
+			return;
+		if (ev->sig)
+			say("%d %s: %s by %s", m->pid, m->cmd,
+			    ev->sig == SIGKILL ? "killed" : "terminated",
+			    signame(ev->sig, nb));
+		else
+			say("%d %s: exited with status %d", m->pid, m->cmd,
+			    ev->status);
+	}
+}
+
+static void verbose_free(struct verbose *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->m[i].cmd);
+	free(v->m);
+}
+
+/* ------------------------------------------------------------- summary */
+
+/* How the members that were alive when the ending began ended. */
+struct ended {
+	double since;
+	int first; /* the first signal */
+	unsigned long by_first, by_kill, by_other, exited;
+};
+
+static void count_ended(const struct corral_proc_info *p, void *arg)
+{
+	struct ended *e = arg;
+	if (p->setup || p->ended < 0 || p->ended < e->since)
+		return;
+	if (!WIFSIGNALED(p->status))
+		e->exited++;
+	else if (WTERMSIG(p->status) == e->first)
+		e->by_first++;
+	else if (WTERMSIG(p->status) == SIGKILL)
+		e->by_kill++;
+	else
+		e->by_other++;
+}
+
+static void say_ended(struct corral *c, const struct corral_config *cfg,
+		      const struct corral_result *r, const char *why)
+{
+	struct ended e = {.since = r->t_ending,
+			  .first = cfg->end_signal > 0 ? cfg->end_signal
+						       : SIGTERM};
+	corral_foreach_proc(c, count_ended, &e);
+	char nb[24], parts[256] = "";
+	size_t l = 0;
+	if (e.by_first)
+		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
+				      "%s%lu terminated by %s", l ? ", " : "",
+				      e.by_first, signame(e.first, nb));
+	if (e.by_kill)
+		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
+				      "%s%lu killed by SIGKILL", l ? ", " : "",
+				      e.by_kill);
+	if (e.by_other)
+		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
+				      "%s%lu died of another signal",
+				      l ? ", " : "", e.by_other);
+	if (e.exited)
+		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
+				      "%s%lu exited", l ? ", " : "", e.exited);
+	if (l)
+		say("%s: the tree was ended: %s", why, parts);
+	else
+		say("%s: the tree was ended", why);
+}
+
+static void summary(struct corral *c, const struct corral_config *cfg,
+		    const struct corral_result *r)
+{
+	char why[128], nb[24];
+	switch (r->reason) {
+	case CORRAL_REASON_TIMEOUT:
+		snprintf(why, sizeof(why), "timeout after %gs", cfg->timeout);
+		say_ended(c, cfg, r, why);
+		break;
+	case CORRAL_REASON_MAXPROCS:
+		snprintf(why, sizeof(why), "more than %u %s", cfg->max_procs,
+			 plural(cfg->max_procs, "process", "processes"));
+		say_ended(c, cfg, r, why);
+		break;
+	case CORRAL_REASON_ESCAPE:
+		say_ended(c, cfg, r, "an escape attempt (--escape=kill)");
+		break;
+	case CORRAL_REASON_SIGNAL:
+		snprintf(why, sizeof(why), "got %s",
+			 signame(r->term_signal, nb));
+		say_ended(c, cfg, r, why);
+		break;
+	case CORRAL_REASON_PARENT:
+		say_ended(c, cfg, r, "corral's parent died");
+		break;
+	case CORRAL_REASON_EXITED:
+		/* bubblewrap's own setup processes are not leftovers */
+		if (r->left)
+			say("%lu %s left behind by the command %s ended", r->left,
+		    plural(r->left, "process", "processes"),
+		    plural(r->left, "was", "were"));
+		break;
+	default:
+		break;
+	}
+}
+
+static void command_status(const struct corral_result *r, char *buf,
+			   size_t len)
+{
+	char nb[24];
+	if (r->exec_failed || r->sandbox_failed)
+		snprintf(buf, len, "the command did not run");
+	else if (WIFSIGNALED(r->status))
+		snprintf(buf, len, "the command was killed by %s%s",
+			 signame(WTERMSIG(r->status), nb),
+			 WCOREDUMP(r->status) ? " (core dumped)" : "");
+	else
+		snprintf(buf, len, "the command exited with status %d",
+			 WEXITSTATUS(r->status));
+}
+
+static void print_tree(struct corral *c, const struct corral_result *r,
+		       bool quiet)
+{
+	if (!quiet) {
+		char st[96];
+		command_status(r, st, sizeof(st));
+		say("%lu %s, %lu %s, %lu %s; %s", r->processes,
+		    plural(r->processes, "process", "processes"), r->threads,
+		    plural(r->threads, "thread", "threads"), r->execs,
+		    plural(r->execs, "exec", "execs"), st);
+	}
+	char *text;
+	if (corral_tree_text(c, 0, &text) >= 0) {
+		fputs(text, stderr);
+		free(text);
+	}
 }
 
 /*
@@ -139,78 +319,39 @@ static void collect(const struct corral_proc_info *p, void *arg)
 static void explain_sandbox_failure(const struct corral_config *cfg)
 {
 	struct corral_probe p;
-	fprintf(stderr, "%s: the sandbox could not be built; the command "
-			"was not run\n",
-		prog);
+	say("the sandbox could not be built; the command was not run");
 	if (corral_probe(cfg->sandbox.bwrap, &p) == 0 && !p.sandbox_ok)
-		fprintf(stderr, "%s: %s\n", prog, p.reason);
+		say("%s", p.reason);
 	else
-		fprintf(stderr, "%s: see 'corral probe' and docs/sandbox.md\n",
-			prog);
+		say("see 'corral probe' and docs/sandbox.md");
 }
 
-static void print_node(const struct tree *t, size_t i, const char *prefix,
-		       bool last, bool top)
+/*
+ * Die of the signal the command died of, as timeout(1) does, so that the
+ * caller sees WIFSIGNALED (a shell loop stops on ^C). No core file of
+ * corral's own: RLIMIT_CORE 0 first, and if that fails, exit 128+N.
+ */
+static int reraise(int sig)
 {
-	const struct node *n = &t->v[i];
-	char how[48];
-	if (n->ended < 0)
-		snprintf(how, sizeof(how), "alive");
-	else if (WIFSIGNALED(n->status))
-		snprintf(how, sizeof(how), "killed by SIG%s",
-			 sigabbrev_np(WTERMSIG(n->status))
-				 ? sigabbrev_np(WTERMSIG(n->status))
-				 : "?");
-	else
-		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(n->status));
-	double life = (n->ended < 0 ? n->born : n->ended) - n->born;
-	fprintf(stderr, "%s%s%d %s%s [%s, %.3fs]\n", prefix,
-		top ? "" : (last ? "`- " : "|- "), n->pid,
-		n->setup ? "(setup) " : "", n->cmd ? n->cmd : "?", how, life);
-	char sub[512];
-	snprintf(sub, sizeof(sub), "%s%s", prefix,
-		 top ? "" : (last ? "   " : "|  "));
-	size_t lastchild = (size_t)-1;
-	for (size_t k = 0; k < t->n; k++)
-		if (t->v[k].parent == (int)i)
-			lastchild = k;
-	for (size_t k = 0; k < t->n; k++)
-		if (t->v[k].parent == (int)i)
-			print_node(t, k, sub, k == lastchild, false);
-}
-
-static void print_tree(struct corral *c, const struct corral_result *r)
-{
-	struct tree t = {0};
-	corral_foreach_proc(c, collect, &t);
-	/* Parents are born before their children: look backwards. */
-	for (size_t i = 0; i < t.n; i++)
-		for (size_t k = i; k-- > 0;)
-			if (t.v[k].pid == t.v[i].ppid) {
-				t.v[i].parent = (int)k;
-				break;
-			}
-	fprintf(stderr,
-		"corral: %lu processes, %lu threads, %lu execs, exit %d "
-		"(%s)\n",
-		r->processes, r->threads, r->execs, r->exit_code,
-		corral_reason_name(r->reason));
-	/* A fork that never exec'd runs its parent's program. */
-	for (size_t i = 0; i < t.n; i++) {
-		int p = t.v[i].parent;
-		if (t.v[i].cmd || p < 0 || !t.v[p].cmd)
-			continue;
-		size_t len = strlen(t.v[p].cmd) + 8;
-		t.v[i].cmd = malloc(len);
-		if (t.v[i].cmd)
-			snprintf(t.v[i].cmd, len, "(fork) %s", t.v[p].cmd);
+	struct rlimit rl = {0, 0};
+	fflush(NULL);
+	if (setrlimit(RLIMIT_CORE, &rl) == 0) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		sigset_t s;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, NULL);
+		sigemptyset(&s);
+		sigaddset(&s, sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		raise(sig);
 	}
-	for (size_t i = 0; i < t.n; i++)
-		if (t.v[i].parent < 0)
-			print_node(&t, i, "", true, true);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.v[i].cmd);
-	free(t.v);
+	return 128 + sig;
+}
+
+static char *quote_cmd(const char *s)
+{
+	char *q = corral_quote(s);
+	return q ? q : strdup("?");
 }
 
 static int cmd_run(int argc, char **argv, char **self_argv)
@@ -222,7 +363,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		die_usage("%s", perr);
 	}
 	if (o.action == CLI_HELP) {
-		usage(stdout);
+		cli_help(stdout);
 		return 0;
 	}
 	if (o.action == CLI_VERSION) {
@@ -233,12 +374,26 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	cfg.self_argv = (const char *const *)self_argv;
 	bool tree = o.tree, quiet = o.quiet;
 	cfg.history = tree;
+	cfg.live_stderr = true;
+	cfg.live_socket = true;
+	struct verbose vb = {.cfg = &cfg};
+	if (o.verbose) {
+		cfg.on_event = on_event;
+		cfg.on_event_arg = &vb;
+	}
 
 	char err[512];
 	struct corral *c;
 	int r = corral_new(&cfg, &c, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		char *q = quote_cmd(cfg.argv[0]);
+		if (r == -ENOENT)
+			say("%s: command not found", q);
+		else if (r == -EACCES)
+			say("%s: %s", q, strerror(EACCES));
+		else
+			say("%s", err);
+		free(q);
 		cli_run_free(&o);
 		if (r == -ENOENT)
 			return CORRAL_EXIT_NOTFOUND;
@@ -246,10 +401,10 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 			return CORRAL_EXIT_NOEXEC;
 		return CORRAL_EXIT_INTERNAL;
 	}
+	vb.c = c;
 	r = corral_spawn(c);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", prog,
-			*corral_error(c) ? corral_error(c) : strerror(-r));
+		say("%s", *corral_error(c) ? corral_error(c) : strerror(-r));
 		corral_free(c);
 		cli_run_free(&o);
 		return CORRAL_EXIT_INTERNAL;
@@ -257,48 +412,144 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	r = corral_wait(c);
 	struct corral_result res;
 	corral_result(c, &res);
+	/*
+	 * The command's last line may lack its newline and share our
+	 * terminal: corral's report starts on a line of its own there.
+	 */
+	bool report = res.exec_failed || res.sandbox_failed || r < 0 ||
+		      res.survivors || tree ||
+		      (!quiet && res.reason != CORRAL_REASON_NONE &&
+		       (res.reason != CORRAL_REASON_EXITED || res.left));
+	if (report && isatty(STDERR_FILENO))
+		fputc('\n', stderr);
 	if (r < 0) {
-		fprintf(stderr, "%s: supervision failed: %s\n", prog,
-			strerror(-r));
+		say("supervision failed: %s", strerror(-r));
 		res.exit_code = CORRAL_EXIT_INTERNAL;
 	}
-	if (res.exec_failed)
-		fprintf(stderr, "%s: %s: %s\n", prog, cfg.argv[0],
-			strerror(res.exec_errno));
+	if (res.exec_failed) {
+		char *q = quote_cmd(cfg.argv[0]);
+		say("%s: %s", q, strerror(res.exec_errno));
+		free(q);
+	}
 	if (res.sandbox_failed)
 		explain_sandbox_failure(&cfg);
-	if (!quiet) {
-		if (res.reason == CORRAL_REASON_TIMEOUT)
-			fprintf(stderr, "%s: timeout after %gs: tree ended, %lu "
-					"killed\n",
-				prog, cfg.timeout, res.killed);
-		else if (res.reason == CORRAL_REASON_MAXPROCS)
-			fprintf(stderr, "%s: more than %u processes: tree "
-					"ended\n",
-				prog, cfg.max_procs);
-		else if (res.left)
-			fprintf(stderr, "%s: %lu process(es) left behind by "
-					"the command were ended\n",
-				prog, res.left);
-		if (res.survivors)
-			fprintf(stderr, "%s: %lu task(s) survived!\n", prog,
-				res.survivors);
-	}
+	if (!quiet)
+		summary(c, &cfg, &res);
+	/* Never hidden, not even by -q: the one promise corral exists for. */
+	if (res.survivors)
+		say("%lu %s of the tree survived!", res.survivors,
+		    plural(res.survivors, "task", "tasks"));
 	if (tree)
-		print_tree(c, &res);
+		print_tree(c, &res, quiet);
 	corral_free(c);
 	cli_run_free(&o);
-	return res.exit_code;
+	verbose_free(&vb);
+
+	int code = res.exit_code;
+	if (r < 0 || res.exec_failed || res.sandbox_failed)
+		return code;
+	if (res.reason == CORRAL_REASON_TIMEOUT && o.preserve_status)
+		return WIFSIGNALED(res.status) ? 128 + WTERMSIG(res.status)
+					       : WEXITSTATUS(res.status);
+	if ((res.reason == CORRAL_REASON_NONE ||
+	     res.reason == CORRAL_REASON_EXITED) &&
+	    WIFSIGNALED(res.status))
+		return reraise(WTERMSIG(res.status));
+	if (res.reason == CORRAL_REASON_SIGNAL && res.term_signal > 0)
+		return reraise(res.term_signal);
+	return code;
+}
+
+/* ------------------------------------------------------------ corral ps */
+
+static int cmd_ps(int argc, char **argv)
+{
+	bool stacks = false;
+	const char *pidarg = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--stacks") || !strcmp(argv[i], "-s"))
+			stacks = true;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("Usage: corral ps [--stacks] PID\n"
+			       "Show the live tree of the corral with pid PID "
+			       "(one of yours);\n"
+			       "--stacks adds the stack of every thread (the "
+			       "tree is stopped a moment).\n");
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			die_usage("ps: unrecognized option '%s'", argv[i]);
+		else if (pidarg)
+			die_usage("ps: one PID only");
+		else
+			pidarg = argv[i];
+	}
+	if (!pidarg)
+		die_usage("ps: no PID given");
+	char *end;
+	errno = 0;
+	long pid = strtol(pidarg, &end, 10);
+	if (errno || *end || pid <= 0 || pid > INT_MAX)
+		die_usage("ps: invalid PID '%s'", pidarg);
+
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		say("ps: socket: %s", strerror(errno));
+		return CORRAL_EXIT_INTERNAL;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+			 CORRAL_LIVE_SOCKET_FMT, (int)pid);
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				     1 + (size_t)n);
+	if (connect(fd, (struct sockaddr *)&a, alen) < 0) {
+		say("ps: no corral with pid %ld answers here (%s)", pid,
+		    strerror(errno));
+		close(fd);
+		return 1;
+	}
+	/* Only corral itself may answer in its name. */
+	struct ucred cr;
+	socklen_t crl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 ||
+	    cr.pid != (pid_t)pid) {
+		say("ps: the live socket of pid %ld belongs to another process",
+		    pid);
+		close(fd);
+		return 1;
+	}
+	const char *req = stacks ? "stacks\n" : "tree\n";
+	/* A refusal closes the connection: no SIGPIPE for that. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
+	    errno != ECONNRESET) {
+		say("ps: %s", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	char buf[65536];
+	ssize_t got, total = 0;
+	while ((got = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		fwrite(buf, 1, (size_t)got, stdout);
+		total += got;
+	}
+	close(fd);
+	if (total == 0) {
+		say("ps: corral %ld closed the connection without an answer "
+		    "(it refuses its own members and other users)",
+		    pid);
+		return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		cli_usage_short(stderr);
 		return CORRAL_EXIT_INTERNAL;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
+		cli_help(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
@@ -307,7 +558,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1, argv);
+	if (!strcmp(argv[1], "ps"))
+		return cmd_ps(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "probe"))
 		return corral_probe_main(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		die_usage("unrecognized option '%s'", argv[1]);
 	die_usage("unknown command '%s'", argv[1]);
 }

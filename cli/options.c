@@ -2,14 +2,23 @@
  * options.c - `corral run` options, parsed with getopt_long into a
  * corral_config. Kept apart from main() so that the unit tests can check
  * every rule without starting anything.
+ *
+ * One table (run_table) drives the parser and --help, and the unit test
+ * compares it with the man page and docs/cli.md. Messages follow
+ * coreutils' wording ("invalid option -- 'Z'", "unrecognized option
+ * '--foo'"), prefixed "corral: " by the caller.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -28,30 +37,108 @@ enum {
 	OPT_PTY,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_PRESERVE,
+	OPT_FOREGROUND,
 };
 
-static const struct option run_opts[] = {
-	{"journal", required_argument, 0, 'j'},
-	{"tree", no_argument, 0, OPT_TREE},
-	{"quiet", no_argument, 0, 'q'},
-	{"timeout", required_argument, 0, 't'},
-	{"kill-after", required_argument, 0, 'k'},
-	{"wait-all", no_argument, 0, OPT_WAIT_ALL},
-	{"max-procs", required_argument, 0, OPT_MAX_PROCS},
-	{"no-parent-watch", no_argument, 0, OPT_NO_PARENT},
-	{"stacks", required_argument, 0, OPT_STACKS},
-	{"escape", required_argument, 0, OPT_ESCAPE},
-	{"sandbox", no_argument, 0, OPT_SANDBOX},
-	{"workspace", required_argument, 0, OPT_WORKSPACE},
-	{"ro-bind", required_argument, 0, OPT_RO_BIND},
-	{"bind", required_argument, 0, OPT_BIND},
-	{"share-net", no_argument, 0, OPT_SHARE_NET},
-	{"pty", no_argument, 0, OPT_PTY},
-	{"help", no_argument, 0, OPT_HELP},
-	{"version", no_argument, 0, OPT_VERSION},
-	{0, 0, 0, 0},
+static const struct cli_opt run_table[] = {
+	{"journal", 'j', "FILE", 'j',
+	 "write a JSONL journal of every event ('-': stdout)"},
+	{"tree", 0, NULL, OPT_TREE, "print the process tree to stderr at the end"},
+	{"quiet", 'q', NULL, 'q', "print nothing but errors and survivors"},
+	{"verbose", 'v', NULL, 'v',
+	 "say what is sent to whom when the tree is ended"},
+	{"timeout", 't', "DUR", 't', "end the tree after DUR (exit 124)"},
+	{"kill-after", 'k', "DUR", 'k',
+	 "grace between the first signal and SIGKILL (default 2s)"},
+	{"signal", 's', "SIG", 's',
+	 "first signal sent to every member (default TERM)"},
+	{"preserve-status", 0, NULL, OPT_PRESERVE,
+	 "exit with COMMAND's status even after a timeout"},
+	{"foreground", 0, NULL, OPT_FOREGROUND,
+	 "accepted for timeout(1) compatibility (always so)"},
+	{"wait-all", 0, NULL, OPT_WAIT_ALL,
+	 "wait for the whole tree, not just COMMAND"},
+	{"max-procs", 0, "N", OPT_MAX_PROCS,
+	 "end the tree above N live processes (exit 122)"},
+	{"no-parent-watch", 0, NULL, OPT_NO_PARENT,
+	 "keep running if corral's parent dies"},
+	{"stacks", 0, "WHEN", OPT_STACKS,
+	 "stacks at timeout,signal,crash,escape,exit-left,snapshot or never"},
+	{"escape", 0, "MODE", OPT_ESCAPE, "escape audit: off, log, deny, kill"},
+	{"sandbox", 0, NULL, OPT_SANDBOX, "run COMMAND inside bubblewrap"},
+	{"workspace", 0, "DIR", OPT_WORKSPACE,
+	 "writable directory in the sandbox (default .)"},
+	{"ro-bind", 0, "PATH", OPT_RO_BIND,
+	 "make PATH visible read-only in the sandbox"},
+	{"bind", 0, "PATH", OPT_BIND, "make PATH visible writable in the sandbox"},
+	{"share-net", 0, NULL, OPT_SHARE_NET, "keep the network in the sandbox"},
+	{"pty", 0, NULL, OPT_PTY, "run COMMAND on a new pseudo-terminal"},
+	{"help", 'h', NULL, OPT_HELP, "this help"},
+	{"version", 'V', NULL, OPT_VERSION, "corral's version"},
 };
 
+#define NOPTS (sizeof(run_table) / sizeof(run_table[0]))
+
+const struct cli_opt *cli_run_options(size_t *n)
+{
+	*n = NOPTS;
+	return run_table;
+}
+
+void cli_usage_short(FILE *f)
+{
+	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
+	      "       corral ps [--stacks] PID\n"
+	      "       corral probe [--json] [--bwrap PATH]\n"
+	      "Try 'corral --help' for more information.\n",
+	      f);
+}
+
+void cli_help(FILE *f)
+{
+	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
+	      "       corral ps [--stacks] PID\n"
+	      "       corral probe [--json] [--bwrap PATH]\n"
+	      "       corral --help | --version\n"
+	      "\n"
+	      "Run COMMAND and supervise every process and thread it creates:\n"
+	      "each is known from the kernel's ptrace events, and when the run\n"
+	      "ends nothing of the tree is left alive.\n"
+	      "\n"
+	      "Options for run:\n",
+	      f);
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct cli_opt *o = &run_table[i];
+		char left[64];
+		int n = snprintf(left, sizeof(left), "  %c%c%c --%s%s%s",
+				 o->shrt ? '-' : ' ', o->shrt ? o->shrt : ' ',
+				 o->shrt ? ',' : ' ', o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "%s%*s%s\n", left, n < 26 ? 26 - n : 1, "", o->help);
+	}
+	fputs("\n"
+	      "DUR is a number as timeout(1) takes it (1.5, 1e3, 0x10, inf)\n"
+	      "with an optional unit: s (default), m, h, d, or ms.\n"
+	      "SIG is a name (TERM, SIGQUIT, int) or a number.\n"
+	      "\n"
+	      "corral ps PID shows the live tree of the corral with that pid\n"
+	      "(your own): --stacks adds every thread's stack. SIGUSR1 to corral\n"
+	      "prints the same to its stderr (to the journal with -j).\n"
+	      "corral probe says whether --sandbox can work here: --json for one\n"
+	      "JSON object, --bwrap PATH to probe that bubblewrap.\n"
+	      "\n"
+	      "Exit status: COMMAND's own; when it died of a signal, corral\n"
+	      "dies of the same signal; 122 --max-procs; 123 --escape=kill;\n"
+	      "124 timeout; 125 corral failed or bad usage; 126 not executable;\n"
+	      "127 not found; 128+N corral was ended by signal N.\n"
+	      "\n"
+	      "Documentation: docs/cli.md and corral(1).\n",
+	      f);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -76,6 +163,8 @@ static int parse_stacks(const char *s, unsigned *out)
 		{"never", 0},
 	};
 	unsigned mask = 0;
+	size_t count = 0;
+	bool never = false;
 	const char *p = s;
 	if (!*s)
 		return -EINVAL;
@@ -88,11 +177,16 @@ static int parse_stacks(const char *s, unsigned *out)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			return -EINVAL;
+		never |= names[i].bit == 0;
+		count++;
 		mask |= names[i].bit;
 		p += len;
 		if (*p == ',' && *++p == 0)
 			return -EINVAL;
 	}
+	/* "never,timeout" says two opposite things: refuse it. */
+	if (never && count > 1)
+		return -EINVAL;
 	*out = mask;
 	return 0;
 }
@@ -108,6 +202,44 @@ static int parse_escape(const char *s, enum corral_escape_mode *m)
 	return -EINVAL;
 }
 
+int cli_parse_signal(const char *s)
+{
+	char *end;
+	if (!*s)
+		return -EINVAL;
+	if (*s >= '0' && *s <= '9') {
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (errno || *end || v <= 0 || v >= NSIG)
+			return -EINVAL;
+		return (int)v;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	if (!strncasecmp(s, "RTMIN", 5) || !strncasecmp(s, "RTMAX", 5)) {
+		bool max = !strncasecmp(s, "RTMAX", 5);
+		long off = 0;
+		if (s[5]) {
+			if (s[5] != (max ? '-' : '+'))
+				return -EINVAL;
+			errno = 0;
+			off = strtol(s + 6, &end, 10);
+			if (errno || *end || !s[6] || off < 0)
+				return -EINVAL;
+		}
+		long v = max ? SIGRTMAX - off : SIGRTMIN + off;
+		if (v < SIGRTMIN || v > SIGRTMAX)
+			return -EINVAL;
+		return (int)v;
+	}
+	for (int sig = 1; sig < SIGRTMIN; sig++) {
+		const char *n = sigabbrev_np(sig);
+		if (n && !strcasecmp(s, n))
+			return sig;
+	}
+	return -EINVAL;
+}
+
 static int push(const char ***v, size_t *n, const char *s)
 {
 	const char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
@@ -119,21 +251,82 @@ static int push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/* The getopt message for what was refused, in coreutils' words. */
+static int bad_option(char **argv, const struct option *lo, char *err,
+		      size_t errlen, bool missing)
+{
+	const char *arg = argv[optind - 1];
+	if (strncmp(arg, "--", 2) != 0) {
+		if (missing)
+			return fail(err, errlen,
+				    "option requires an argument -- '%c'",
+				    optopt);
+		return fail(err, errlen, "invalid option -- '%c'", optopt);
+	}
+	size_t len = strcspn(arg + 2, "=");
+	if (missing)
+		return fail(err, errlen, "option '%.*s' requires an argument",
+			    (int)len + 2, arg);
+	int matches = 0;
+	for (const struct option *o = lo; o->name; o++) {
+		if (!strncmp(o->name, arg + 2, len)) {
+			matches++;
+			if (strlen(o->name) == len) {
+				matches = 1;
+				break;
+			}
+		}
+	}
+	if (matches > 1)
+		return fail(err, errlen, "option '%.*s' is ambiguous",
+			    (int)len + 2, arg);
+	if (matches == 1 && arg[2 + len] == '=')
+		return fail(err, errlen,
+			    "option '%.*s' doesn't allow an argument",
+			    (int)len + 2, arg);
+	return fail(err, errlen, "unrecognized option '%.*s'", (int)len + 2,
+		    arg);
+}
+
 int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		  size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
 	corral_config_init(&o->cfg);
 	struct corral_config *cfg = &o->cfg;
+	struct option lo[NOPTS + 1];
+	/* '+': options end at COMMAND, whose own options are its business;
+	 * ':': a missing argument is told apart from an unknown option. */
+	char so[2 + 2 * NOPTS + 1] = "+:", *sp = so + 2;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct cli_opt *t = &run_table[i];
+		lo[i] = (struct option){t->name,
+					t->arg ? required_argument : no_argument,
+					NULL, t->id};
+		if (t->shrt) {
+			*sp++ = t->shrt;
+			if (t->arg)
+				*sp++ = ':';
+		}
+	}
+	lo[NOPTS] = (struct option){0, 0, 0, 0};
+	*sp = 0;
 	int c;
 	optind = 0; /* full re-initialisation: parsing may happen twice */
 	opterr = 0; /* our messages, not getopt's */
-	/* '+': options end at COMMAND, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+:j:qt:k:", run_opts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			cfg->journal_path = optarg;
+			if (!*optarg)
+				return fail(err, errlen,
+					    "invalid --journal '': an empty path");
+			if (!strcmp(optarg, "-")) {
+				cfg->journal_fd = STDOUT_FILENO;
+				cfg->journal_path = NULL;
+			} else {
+				cfg->journal_path = optarg;
+				cfg->journal_fd = -1;
+			}
 			break;
 		case OPT_TREE:
 			o->tree = true;
@@ -141,16 +334,39 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'v':
+			o->verbose = true;
+			break;
 		case 't':
-		case 'k':
-			if (corral_parse_duration(optarg, c == 't'
-								  ? &cfg->timeout
-								  : &cfg->kill_after) < 0)
+		case 'k': {
+			double v;
+			if (corral_parse_duration(optarg, &v) < 0)
 				return fail(err, errlen,
-					    "invalid duration for %s: '%s'",
+					    "invalid time interval for %s: '%s'",
 					    c == 't' ? "--timeout"
 						     : "--kill-after",
 					    optarg);
+			/* "inf" (and 0, as timeout(1) has it) is no limit. */
+			if (c == 't')
+				cfg->timeout = isinf(v) ? 0 : v;
+			else
+				cfg->kill_after = v;
+			break;
+		}
+		case 's': {
+			int sig = cli_parse_signal(optarg);
+			if (sig < 0)
+				return fail(err, errlen,
+					    "invalid signal for --signal: '%s'",
+					    optarg);
+			cfg->end_signal = sig;
+			break;
+		}
+		case OPT_PRESERVE:
+			o->preserve_status = true;
+			break;
+		case OPT_FOREGROUND:
+			o->foreground = true;
 			break;
 		case OPT_WAIT_ALL:
 			cfg->wait_all = true;
@@ -174,9 +390,10 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		case OPT_STACKS:
 			if (parse_stacks(optarg, &cfg->stacks) < 0)
 				return fail(err, errlen,
-					    "invalid --stacks '%s' (timeout, "
-					    "signal, crash, escape, exit-left, "
-					    "snapshot, never)",
+					    "invalid --stacks '%s' (a comma "
+					    "list of timeout, signal, crash, "
+					    "escape, exit-left, snapshot; or "
+					    "never alone)",
 					    optarg);
 			break;
 		case OPT_ESCAPE:
@@ -211,11 +428,9 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			o->action = CLI_VERSION;
 			return 0;
 		case ':':
-			return fail(err, errlen, "option '%s' needs a value",
-				    argv[optind - 1]);
+			return bad_option(argv, lo, err, errlen, true);
 		default:
-			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
+			return bad_option(argv, lo, err, errlen, false);
 		}
 	}
 	if (optind >= argc)

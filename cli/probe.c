@@ -141,7 +141,7 @@ int corral_probe_main(int argc, char **argv)
 	/* The dispatcher may already have used getopt on the outer argv. */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = true;
@@ -153,25 +153,35 @@ int corral_probe_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr,
-				"corral probe: unknown or incomplete option "
-				"'%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
+			/* One voice with the rest of corral (cli/corral.c). */
+			if (c == ':' || (c == '?' && optopt == 'B'))
+				fprintf(stderr,
+					"corral: probe: option '%s' requires "
+					"an argument\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr,
+					"corral: probe: unrecognized option "
+					"'%s'\n",
+					argv[optind - 1]);
+			fputs("Try 'corral probe --help' for more "
+			      "information.\n",
+			      stderr);
 			return CORRAL_EXIT_INTERNAL;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "corral probe: unexpected argument '%s'\n",
+		fprintf(stderr, "corral: probe: unexpected argument '%s'\n"
+				"Try 'corral probe --help' for more "
+				"information.\n",
 			argv[optind]);
-		usage(stderr);
 		return CORRAL_EXIT_INTERNAL;
 	}
 
 	struct corral_probe p;
 	int err = corral_probe(bwrap, &p);
 	if (err) {
-		fprintf(stderr, "corral probe: %s\n", strerror(-err));
+		fprintf(stderr, "corral: probe: %s\n", strerror(-err));
 		return CORRAL_EXIT_INTERNAL;
 	}
 	if (print_probe(stdout, &p, json) < 0 || fflush(stdout) != 0)

@@ -273,6 +273,13 @@ struct corral_config {
 	corral_event_fn on_event;
 	void *on_event_arg;
 
+	/* Added for the CLI's job control and live view (issue 12). */
+	int end_signal;	  /* first signal of the ending, 0: SIGTERM */
+	bool live_stderr; /* SIGUSR1 with no journal prints the live tree
+			     (corral_tree_text) to stderr, never blocking */
+	bool live_socket; /* answer `corral ps` on the abstract unix socket
+			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members) */
+
 	/* New fields here, above the test block, with their default. */
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
@@ -416,6 +423,7 @@ struct corral_result {
 	unsigned long escapes;	 /* escape-relevant calls seen */
 	double t_grace, t_stop, t_kill; /* seconds spent in each phase */
 	double t_end;			/* total run time */
+	double t_ending; /* when the ending began (reason != NONE) */
 
 	/* New fields here, above the test block. */
 #ifdef CORRAL_TEST_GROW
@@ -451,7 +459,11 @@ const char *corral_error(const struct corral *c);
  */
 int corral_free(struct corral *c);
 
-/* Parse "1.5", "10s", "250ms", "2m", "1h", "1d" into seconds. */
+/*
+ * Parse a duration as coreutils timeout(1) does (strtod: "1.5", "1e3",
+ * "0x10", " 2", "inf"; one suffix s, m, h or d) plus "ms", into seconds.
+ * -EINVAL for anything else (negative, NaN, overflow, other suffixes).
+ */
 int corral_parse_duration(const char *s, double *out);
 
 /*
@@ -497,6 +509,31 @@ static inline int corral_probe(const char *bwrap_path, struct corral_probe *p)
 	p->size = sizeof(*p);
 	return corral_probe_host(bwrap_path, p);
 }
+
+/*
+ * The tree as text, one process per line with its lineage drawn, what it
+ * runs (argv quoted as a shell would read it back, control characters
+ * escaped), how it ended or its state, and how long it lived. This is what
+ * `corral run --tree` prints. CORRAL_TREE_LIVE: only live processes, with
+ * a header line (what `corral ps` and SIGUSR1 show); CORRAL_TREE_STACKS
+ * (with LIVE): the stack of every thread too, which stops the tree for a
+ * moment (-EDEADLK from a callback; without STACKS a callback may call
+ * it). *out is malloc'd; returns its length or -errno.
+ */
+enum { CORRAL_TREE_LIVE = 1u << 0, CORRAL_TREE_STACKS = 1u << 1 };
+int corral_tree_text(struct corral *c, unsigned flags, char **out);
+
+/* An argument quoted for a shell, control characters escaped (malloc'd). */
+char *corral_quote(const char *s);
+/* Text with control characters and non-UTF-8 bytes escaped (malloc'd). */
+char *corral_escape(const char *s);
+
+/*
+ * The live socket of the corral with pid P is the abstract unix socket
+ * named "\0" + this format with P. A client sends "tree\n" or "stacks\n"
+ * and reads the text of corral_tree_text(LIVE[|STACKS]) until EOF.
+ */
+#define CORRAL_LIVE_SOCKET_FMT "corral/live/%d"
 
 #pragma GCC visibility pop
 

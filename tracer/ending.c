@@ -33,7 +33,10 @@ static int term_one(struct task *t, void *arg)
 	struct corral *c = arg;
 	if (t->flags & TF_THREAD)
 		return 0;
-	c->sys->kill(c->sys->ctx, t->tid, SIGTERM);
+	/* -s/--signal chooses the first signal (SIGQUIT for a JVM's
+	 * thread dump, SIGINT for a Python traceback...). */
+	c->sys->kill(c->sys->ctx, t->tid,
+		     c->cfg.end_signal > 0 ? c->cfg.end_signal : SIGTERM);
 	c->sys->kill(c->sys->ctx, t->tid, SIGCONT);
 	return 0;
 }
@@ -91,6 +94,7 @@ void ending_begin(struct corral *c, enum corral_reason why, int sig)
 		return;
 	c->res.reason = why;
 	c->res.term_signal = sig;
+	c->res.t_ending = corral_now(c);
 	struct corral_event ev = {
 		.type = CORRAL_EV_ENDING,
 		.reason = why,

@@ -444,6 +444,8 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 		if (!(t->flags & TF_GSTOPPED)) {
 			t->flags |= TF_GSTOPPED;
 			emit_task(c, CORRAL_EV_STOP, t, sig);
+			/* ^Z: corral's own job may have to stop (groups.c) */
+			groups_member_stopped(c, t, sig);
 		}
 	} else if (t->flags & TF_GSTOPPED) {
 		/* Re-trap after PTRACE_LISTEN: the group was continued. */

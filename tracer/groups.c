@@ -21,10 +21,25 @@
  *
  * Either way corral's group id is its pid, which is what the containment
  * filter is built with before the fork.
+ *
+ * Job control (second case only; in the first the command shares the
+ * shell's job group and ^Z stops it and its job as usual). The terminal's
+ * ^Z reaches the command's group, not corral's, so the shell, which waits
+ * for corral, would never see its job stop. When a member of the
+ * command's group enters a stop from SIGTSTP, SIGTTIN or SIGTTOU (ptrace
+ * reports the group-stop; the engine leaves it stopped with LISTEN),
+ * corral hands the terminal back to its own group and stops itself with
+ * the same signal: the shell reports the job stopped ("Stopped", "Stopped
+ * (tty input)"). On SIGCONT (`fg`, `bg`) corral gives the terminal to the
+ * command's group again if the shell gave it to corral's, and passes
+ * SIGCONT on to the command's group, as the shell does to a job.
+ * While corral is stopped, members outside the command's group (daemons)
+ * run on until their next ptrace event, which waits for corral.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -35,10 +50,16 @@ int groups_prepare(struct corral *c)
 	if (!c->cmd_own_group)
 		return 0;
 	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd >= 0 && tcgetpgrp(fd) == c->self) {
+	if (fd < 0)
+		return 0;
+	/*
+	 * Kept also when corral starts in the background (`corral run ... &`):
+	 * job control needs it to hand the terminal over on `fg`.
+	 */
+	if (tcgetsid(fd) == getsid(0)) {
 		c->ttyfd = fd;
-		c->tty_given = true;
-	} else if (fd >= 0) {
+		c->tty_given = tcgetpgrp(fd) == c->self;
+	} else {
 		close(fd);
 	}
 	return 0;
@@ -70,9 +91,95 @@ void groups_restore(struct corral *c)
 {
 	if (c->ttyfd < 0)
 		return;
-	if (c->tty_given)
+	/* Only if the command's group still has it (not after `bg`). */
+	if (c->tty_given && tcgetpgrp(c->ttyfd) == c->root_pgid)
 		tcsetpgrp(c->ttyfd, c->self); /* SIGTTOU is blocked in corral */
 	c->tty_given = false;
 	close(c->ttyfd);
 	c->ttyfd = -1;
+}
+
+static bool job_control(const struct corral *c)
+{
+	return c->cfg.handle_signals && c->cmd_own_group && c->ttyfd >= 0 &&
+	       c->root_pgid > 0 && c->phase == PH_RUN;
+}
+
+void groups_member_stopped(struct corral *c, struct task *t, int sig)
+{
+	if (!job_control(c))
+		return;
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return;
+	/* A job inside the command (an interactive shell run by corral)
+	 * has a group of its own: its stops are that shell's business. */
+	if (getpgid(t->tgid) != c->root_pgid)
+		return;
+	c->jc_stop = sig;
+}
+
+/* The shell continued corral's job: continue the command's group. */
+void groups_sigcont(struct corral *c)
+{
+	if (!job_control(c))
+		return;
+	if (tcgetpgrp(c->ttyfd) == c->self) {
+		/* `fg`: the terminal was given to corral's group. */
+		tcsetpgrp(c->ttyfd, c->root_pgid);
+		c->tty_given = true;
+	}
+	kill(-c->root_pgid, SIGCONT);
+}
+
+void groups_step(struct corral *c)
+{
+	int sig = c->jc_stop;
+	c->jc_stop = 0;
+	if (!sig || !job_control(c))
+		return;
+	if (sig != SIGTSTP && tcgetpgrp(c->ttyfd) == c->self) {
+		/*
+		 * SIGTTIN/SIGTTOU while corral's group has the terminal: the
+		 * shell ran `fg` before corral could hand the terminal on.
+		 * Not a stop of the job: hand it on and continue.
+		 */
+		groups_sigcont(c);
+		return;
+	}
+	if (tcgetpgrp(c->ttyfd) == c->root_pgid)
+		tcsetpgrp(c->ttyfd, c->self);
+	/*
+	 * Stop with the member's signal, at its default action (SIGTTIN and
+	 * SIGTTOU are blocked in corral, and a program hosting the library
+	 * may have handlers). SIGCONT stays blocked (it is in the signalfd
+	 * set) but still continues us; it is then consumed here.
+	 */
+	sigset_t one, old, cont;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, olda;
+	sigaction(sig, &dfl, &olda);
+	sigprocmask(SIG_UNBLOCK, &one, &old);
+	raise(sig);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(sig, &olda, NULL);
+	/*
+	 * Continued (or never stopped: the kernel drops terminal stops for
+	 * an orphaned group, and then nobody else would continue the tree).
+	 *
+	 * SIGCONT goes to the command's group first, then what the members
+	 * reported while corral was stopped is taken. The order matters: a
+	 * member may be held in its signal-delivery-stop for the same ^Z;
+	 * SIGCONT cancels a stop signal already dequeued (the kernel clears
+	 * JOBCTL_STOP_DEQUEUED), so re-injecting it now does not stop the
+	 * member again, as untraced. Group-stops reported before the SIGCONT
+	 * are old news: they must not be taken for a new ^Z.
+	 */
+	struct timespec zero = {0, 0};
+	sigtimedwait(&cont, NULL, &zero);
+	groups_sigcont(c);
+	corral_drain(c, false);
+	c->jc_stop = 0;
 }

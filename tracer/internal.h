@@ -108,6 +108,10 @@ struct corral {
 	unsigned in_callback;
 	enum corral_reason end_request;
 	struct corral_pollfd *pollfd; /* corral_fd(), pollfd.c; NULL */
+
+	struct live *live; /* live.c: SIGUSR1 print, `corral ps` socket */
+	int jc_stop;	   /* groups.c: terminal stop of the command's group
+			      to pass on to our own job (0: none) */
 };
 
 double corral_now(const struct corral *c);
@@ -117,6 +121,23 @@ int groups_prepare(struct corral *c);
 void groups_parent(struct corral *c); /* in corral, right after fork */
 void groups_child(struct corral *c);  /* in the child, before exec */
 void groups_restore(struct corral *c);
+
+/*
+ * groups.c: job control. A member of the command's group entered a
+ * terminal stop (^Z, SIGTTIN/SIGTTOU): corral's own job must stop too so
+ * that the shell sees it; on SIGCONT the command's group is continued.
+ */
+void groups_member_stopped(struct corral *c, struct task *t, int sig);
+void groups_step(struct corral *c); /* between batches */
+void groups_sigcont(struct corral *c);
+
+/* live.c: the tree as text, SIGUSR1 to stderr, the `corral ps` socket. */
+int live_open(struct corral *c);
+void live_close(struct corral *c);
+int live_pollfds(struct corral *c, struct pollfd *p); /* at most 5 */
+void live_io(struct corral *c, const struct pollfd *p);
+void live_request_print(struct corral *c);
+void live_step(struct corral *c); /* between batches */
 
 /* pty.c: --pty */
 int pty_prepare(struct corral *c, char *err, size_t errlen);

@@ -123,6 +123,8 @@ static int setup_signals(struct corral *c)
 		sigaddset(&set, SIGTERM);
 		sigaddset(&set, SIGHUP);
 		sigaddset(&set, SIGUSR1);
+		/* fg/bg of corral's job: passed on (groups.c) */
+		sigaddset(&set, SIGCONT);
 	}
 	if (c->cfg.watch_parent)
 		sigaddset(&set, SIGUSR2);
@@ -271,6 +273,11 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 		snprintf(err, errlen, "signal setup: %s", strerror(-r));
 		goto fail;
 	}
+	r = live_open(c);
+	if (r < 0) {
+		snprintf(err, errlen, "live view: %s", strerror(-r));
+		goto fail;
+	}
 	*out = c;
 	return 0;
 fail:
@@ -313,8 +320,9 @@ int corral_drain(struct corral *c, bool block)
 
 void corral_wait_kernel(struct corral *c, double timeout)
 {
-	struct pollfd pfd[3] = {{.fd = c->sigfd, .events = POLLIN}};
+	struct pollfd pfd[8] = {{.fd = c->sigfd, .events = POLLIN}};
 	int npty = pty_pollfds(c, pfd + 1);
+	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
 	struct timespec ts, *tsp = NULL;
 	if (timeout >= 0) {
 		if (timeout > 3600)
@@ -323,10 +331,12 @@ void corral_wait_kernel(struct corral *c, double timeout)
 		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
 		tsp = &ts;
 	}
-	if (ppoll(pfd, 1 + (nfds_t)npty, tsp, NULL) <= 0)
+	if (ppoll(pfd, 1 + (nfds_t)(npty + nlive), tsp, NULL) <= 0)
 		return;
 	if (npty)
 		pty_relay(c, pfd + 1, npty);
+	if (nlive)
+		live_io(c, pfd + 1 + npty);
 	struct signalfd_siginfo si[16];
 	ssize_t n;
 	while ((n = read(c->sigfd, si, sizeof(si))) > 0) {
@@ -370,8 +380,16 @@ static void act_on_signals(struct corral *c)
 			corral_emit(c, &ev);
 			continue;
 		}
+		if (sig == SIGCONT) { /* fg or bg of corral's job */
+			groups_sigcont(c);
+			continue;
+		}
 		if (sig == SIGUSR1) {
-			corral_snapshot(c, c->cfg.stacks & CORRAL_STACKS_SNAPSHOT);
+			if (c->jfd < 0 && c->cfg.live_stderr)
+				live_request_print(c); /* live.c */
+			else
+				corral_snapshot(c, c->cfg.stacks &
+							   CORRAL_STACKS_SNAPSHOT);
 			continue;
 		}
 		ending_begin(c, CORRAL_REASON_SIGNAL, sig);
@@ -495,6 +513,8 @@ int corral_step(struct corral *c, int timeout_ms)
 		c->end_request = CORRAL_REASON_NONE;
 		corral_request_end(c, why);
 	}
+	groups_step(c); /* job control: may stop corral itself */
+	live_step(c);	/* live view requests */
 	check_deadlines(c);
 	if (c->phase == PH_DONE) {
 		finish(c);
@@ -597,6 +617,7 @@ int corral_free(struct corral *c)
 		close(c->sigfd);
 	groups_restore(c);
 	pty_finish(c);
+	live_close(c);
 	if (c->policy_fd >= 0)
 		close(c->policy_fd);
 	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)

@@ -96,6 +96,6 @@ if j_valid "$j"; then
 	j_expect_end "$j" left 1
 	j_expect_end "$j" survivors 0
 fi
-expect_grep '1 process\(es\) left behind' "$ERRF" "the message counts the command's leftover only"
+expect_grep '1 process left behind' "$ERRF" "the message counts the command's leftover only"
 
 done_test

@@ -1,0 +1,673 @@
+/*
+ * live.c - the tree as text: `corral run --tree` at the end, and the live
+ * view of a running corral (SIGUSR1 to stderr, `corral ps PID` over a unix
+ * socket).
+ *
+ * The text comes from the table, never from a /proc walk: the tree with
+ * its lineage, what each process runs (its last exec; /proc/PID/cmdline
+ * only for a live member whose argv was not recorded), its state and how
+ * long it has lived.
+ *
+ * The live view is served from the supervisor's loop, which must never
+ * block on a reader: a terminal can be stopped (^S) and a client can stop
+ * reading. So stderr is written through a non-blocking descriptor of its
+ * own (a new open of /proc/self/fd/2: the command's shared file status
+ * flags are untouched) and what does not fit is dropped; socket clients
+ * are served with non-blocking accept, read and write, their output is
+ * bounded, at most LIVE_CLIENTS are served at once and the oldest is
+ * dropped for a new one. A request is rendered between batches
+ * (live_step), never inside the poll, so a request cannot nest a stop-all
+ * inside a stop-all. Renders with stacks stop the tree: at most one per
+ * LIVE_MIN_GAP seconds, like SIGUSR1 prints; requests in between are
+ * coalesced (a SIGUSR1 flood costs one print per interval).
+ *
+ * The socket is abstract ("\0corral/live/PID"): nothing to clean up when
+ * corral is SIGKILLed, and it lives in corral's network namespace (a
+ * sandbox with its own network cannot reach it). Who may ask: a process
+ * of the same uid (or root) that is not a member of the tree (SO_PEERCRED).
+ * The client checks that the socket belongs to the pid it asked for, so a
+ * squatter cannot answer in corral's name.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "names.h"
+#include "quote.h"
+#include "unwind.h"
+
+#define LIVE_CLIENTS 4
+#define LIVE_MAX_OUT (4u << 20) /* bytes of one answer */
+#define LIVE_MIN_GAP 1.0	/* seconds between two renders with stacks */
+#define MAX_INDENT 40		/* deeper levels are not drawn */
+
+enum cstate { CL_FREE, CL_READ, CL_RENDER, CL_WRITE };
+
+struct client {
+	int fd;
+	enum cstate st;
+	bool stacks;
+	char in[16];
+	size_t nin;
+	struct sbuf out;
+	size_t off;
+	unsigned long seq; /* accept order: the oldest is dropped first */
+};
+
+struct live {
+	int lfd; /* listening socket, -1 if none */
+	struct client cl[LIVE_CLIENTS];
+	unsigned long seq;
+	bool lready;	   /* the listening socket has a connection */
+	int pidx[1 + LIVE_CLIENTS]; /* pollfd index of each, -1 */
+	bool print_wanted; /* SIGUSR1 without a journal */
+	double last_stacks, last_print;
+	unsigned long coalesced;
+};
+
+/* ------------------------------------------------------------ rendering */
+
+struct node {
+	struct task *t;
+	int parent;	 /* index, -1: a root */
+	int child, next; /* first child, next sibling (birth order) */
+	int lastchild;
+	char **argv;	 /* read from /proc for this render, or NULL */
+	char *block;
+};
+
+/* pid -> index of the latest process with that pid seen so far. */
+struct pidmap {
+	pid_t *k;
+	int *v;
+	size_t cap;
+};
+
+static int pm_slot(const struct pidmap *m, pid_t pid)
+{
+	size_t i = ((size_t)pid * 2654435761u) & (m->cap - 1);
+	while (m->k[i] && m->k[i] != pid)
+		i = (i + 1) & (m->cap - 1);
+	return (int)i;
+}
+
+static const char *state_text(const struct task *t)
+{
+	if (t->flags & TF_GSTOPPED)
+		return "stopped";
+	if (t->state == TS_HELD)
+		return "held by corral";
+	return "running";
+}
+
+static void put_how(struct sbuf *b, const struct task *t, double now)
+{
+	char nb[16];
+	if (t->ended < 0) {
+		sb_puts(b, state_text(t));
+		if (t->nthreads > 1)
+			sb_printf(b, ", %d threads", t->nthreads);
+		sb_printf(b, ", %.3fs", now - t->born);
+		return;
+	}
+	if (WIFSIGNALED(t->status))
+		sb_printf(b, "killed by %s%s",
+			  signal_name(WTERMSIG(t->status), nb),
+			  WCOREDUMP(t->status) ? " (core dumped)" : "");
+	else
+		sb_printf(b, "exit %d", WEXITSTATUS(t->status));
+	sb_printf(b, ", %.3fs", t->ended - t->born);
+}
+
+static const char *const *node_argv(const struct node *n)
+{
+	if (n->t->argv)
+		return (const char *const *)n->t->argv;
+	return (const char *const *)n->argv;
+}
+
+static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
+		     int depth, const bool *last, double now)
+{
+	for (int k = 1; k < depth && k <= MAX_INDENT; k++)
+		sb_puts(b, last[k] ? "   " : "|  ");
+	if (depth > MAX_INDENT)
+		sb_printf(b, "[depth %d] ", depth);
+	if (depth)
+		sb_puts(b, last[depth <= MAX_INDENT ? depth : MAX_INDENT]
+				   ? "`- "
+				   : "|- ");
+	struct node *n = &v[i];
+	sb_printf(b, "%d ", n->t->tid);
+	if (n->t->flags & TF_SETUP)
+		sb_puts(b, "(setup) ");
+	const char *const *av = node_argv(n);
+	if (!n->t->argv && n->t->nexecs == 0 && n->t->tid != c->root) {
+		/* A fork that never exec'd runs its creator's program: say
+		 * so once, with the nearest ancestor's argv if /proc was not
+		 * read for it. */
+		sb_puts(b, "(fork) ");
+		for (int p = n->parent; !av && p >= 0; p = v[p].parent)
+			av = node_argv(&v[p]);
+	}
+	if (av && av[0])
+		quote_argv(b, av);
+	else if (n->t->path)
+		quote_arg(b, n->t->path);
+	else
+		sb_putc(b, '?');
+	sb_puts(b, " [");
+	put_how(b, n->t, now);
+	sb_puts(b, "]\n");
+}
+
+/* Iterative depth-first walk: a 10,000-deep chain must not blow the stack. */
+static void put_forest(struct corral *c, struct sbuf *b, struct node *v,
+		       int n, double now)
+{
+	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
+	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
+	bool last[MAX_INDENT + 1] = {0};
+	if (!stack || !depth) {
+		b->oom = true;
+		free(stack);
+		free(depth);
+		return;
+	}
+	for (int r = 0; r < n; r++) {
+		if (v[r].parent != -1) /* a child, or not drawn (< -1) */
+			continue;
+		int sp = 0;
+		stack[sp] = r;
+		depth[sp++] = 0;
+		while (sp) {
+			int i = stack[--sp], d = depth[sp];
+			if (d > 0 && d <= MAX_INDENT)
+				last[d] = v[v[i].parent].lastchild == i;
+			put_line(c, b, v, i, d, last, now);
+			/* Children pushed in reverse: printed in birth order. */
+			int kids = 0;
+			for (int k = v[i].child; k >= 0; k = v[k].next)
+				kids++;
+			int at = sp + kids;
+			for (int k = v[i].child; k >= 0; k = v[k].next) {
+				stack[--at] = k;
+				depth[at] = d + 1;
+			}
+			sp += kids;
+		}
+	}
+	free(stack);
+	free(depth);
+}
+
+struct stackround {
+	struct corral *c;
+	struct sbuf *b;
+	double deadline;
+	unsigned long skipped;
+};
+
+static int stack_text(struct task *t, void *arg)
+{
+	struct stackround *r = arg;
+	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
+		return 0;
+	if (corral_now(r->c) > r->deadline) {
+		r->skipped++;
+		return 0;
+	}
+	struct corral_frame f[UNWINDER_MAX_FRAMES];
+	const char *err;
+	int n = stacks_unwind(r->c, t, f, UNWINDER_MAX_FRAMES, &err);
+	sb_printf(r->b, "stack of %d (process %d):\n", t->tid, t->tgid);
+	for (int i = 0; i < n; i++) {
+		sb_printf(r->b, "  #%-2d 0x%llx ", i, (unsigned long long)f[i].ip);
+		if (f[i].func) {
+			quote_text(r->b, f[i].func);
+			sb_printf(r->b, "+0x%llx", (unsigned long long)f[i].off);
+		} else {
+			sb_putc(r->b, '?');
+		}
+		if (f[i].module) {
+			sb_puts(r->b, " (");
+			quote_text(r->b, f[i].module);
+			sb_putc(r->b, ')');
+		}
+		sb_putc(r->b, '\n');
+	}
+	if (err) {
+		sb_puts(r->b, "  (");
+		quote_text(r->b, err);
+		sb_puts(r->b, ")\n");
+	}
+	return 0;
+}
+
+static void put_stacks(struct corral *c, struct sbuf *b)
+{
+	bool hold = c->phase == PH_RUN;
+	if (!hold) {
+		sb_puts(b, "(no stacks: the tree is being ended)\n");
+		return;
+	}
+	corral_stop_all(c);
+	struct stackround r = {c, b, corral_now(c) + c->cfg.stack_budget, 0};
+	table_foreach_live(&c->tab, stack_text, &r);
+	corral_resume_all(c);
+	if (r.skipped)
+		sb_printf(b, "(stack budget of %gs spent: %lu thread(s) skipped)\n",
+			  c->cfg.stack_budget, r.skipped);
+}
+
+static int render(struct corral *c, unsigned flags, struct sbuf *b)
+{
+	bool live = flags & CORRAL_TREE_LIVE;
+	double now = corral_now(c);
+	int n = 0;
+	for (struct task *t = c->tab.first; t; t = t->next)
+		n++;
+	struct node *v = calloc((size_t)n + 1, sizeof(*v));
+	struct pidmap m = {0};
+	m.cap = 64;
+	while (m.cap < (size_t)n * 2)
+		m.cap *= 2;
+	m.k = calloc(m.cap, sizeof(*m.k));
+	m.v = calloc(m.cap, sizeof(*m.v));
+	if (!v || !m.k || !m.v) {
+		free(v);
+		free(m.k);
+		free(m.v);
+		return -ENOMEM;
+	}
+	/* Parents are born before their children: the latest process with
+	 * the creator's pid at the time of the birth is the parent. */
+	int i = 0;
+	for (struct task *t = c->tab.first; t; t = t->next, i++) {
+		v[i] = (struct node){.t = t, .parent = -1, .child = -1,
+				     .next = -1, .lastchild = -1};
+		int s = pm_slot(&m, t->creator_tgid);
+		if (m.k[s] == t->creator_tgid && t->creator_tgid)
+			v[i].parent = m.v[s];
+		s = pm_slot(&m, t->tid);
+		m.k[s] = t->tid;
+		m.v[s] = i;
+	}
+	if (live) {
+		/* Only the living: an ended parent hands its live
+		 * descendants to its nearest live ancestor. */
+		for (i = 0; i < n; i++) {
+			int p = v[i].parent;
+			while (p >= 0 && v[p].t->ended >= 0)
+				p = v[p].parent;
+			v[i].parent = p;
+		}
+	}
+	int *tail = malloc(sizeof(int) * ((size_t)n + 1));
+	if (!tail) {
+		free(v);
+		free(m.k);
+		free(m.v);
+		return -ENOMEM;
+	}
+	int nlive = 0;
+	for (i = 0; i < n; i++) {
+		tail[i] = -1;
+		if (v[i].t->ended < 0)
+			nlive++;
+		if (live && v[i].t->ended >= 0) {
+			v[i].parent = -2; /* not drawn */
+			continue;
+		}
+		if (live && !v[i].t->argv && c->want_argv == false)
+			c->sys->argv(c->sys->ctx, v[i].t->tid, &v[i].block,
+				     &v[i].argv);
+		int p = v[i].parent;
+		if (p < 0)
+			continue;
+		if (tail[p] < 0)
+			v[p].child = i;
+		else
+			v[tail[p]].next = i;
+		tail[p] = i;
+		v[p].lastchild = i;
+	}
+	free(tail);
+	if (live) {
+		sb_printf(b, "corral %d: %d live process%s, running %.3fs",
+			  c->self, nlive, nlive == 1 ? "" : "es", now);
+		if (c->deadline > 0 && c->phase == PH_RUN)
+			sb_printf(b, ", timeout in %.3fs", c->deadline - now);
+		if (c->phase != PH_RUN)
+			sb_printf(b, ", ending (%s)",
+				  corral_reason_name(c->res.reason));
+		sb_putc(b, '\n');
+	}
+	put_forest(c, b, v, n, now);
+	for (i = 0; i < n; i++) {
+		free(v[i].block);
+		free(v[i].argv);
+	}
+	free(v);
+	free(m.k);
+	free(m.v);
+	if (live && (flags & CORRAL_TREE_STACKS))
+		put_stacks(c, b);
+	return b->oom ? -ENOMEM : 0;
+}
+
+int corral_tree_text(struct corral *c, unsigned flags, char **out)
+{
+	struct sbuf b = {0};
+	*out = NULL;
+	/* Stacks stop the tree: not from inside a callback (corral.h). */
+	if ((flags & CORRAL_TREE_STACKS) && c->in_callback)
+		return -EDEADLK;
+	int r = render(c, flags, &b);
+	if (r < 0) {
+		sb_free(&b);
+		return r;
+	}
+	sb_put(&b, "", 0);
+	if (b.oom) {
+		sb_free(&b);
+		return -ENOMEM;
+	}
+	*out = b.p;
+	return (int)b.len;
+}
+
+/* --------------------------------------------------------- SIGUSR1 print */
+
+/*
+ * Write to fd without ever blocking: a terminal or pipe gets a descriptor
+ * of its own with O_NONBLOCK; a regular file does not block. What does not
+ * fit now is dropped (the next print is fresher anyway).
+ */
+static void write_nonblocking(int fd, const char *p, size_t len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return;
+	int wfd = fd;
+	if (S_ISSOCK(st.st_mode)) {
+		while (len) {
+			ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (n <= 0)
+				return;
+			p += n;
+			len -= (size_t)n;
+		}
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		wfd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (wfd < 0)
+			return;
+	}
+	while (len) {
+		ssize_t n = write(wfd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		len -= (size_t)n;
+	}
+	if (wfd != fd)
+		close(wfd);
+}
+
+/* ---------------------------------------------------------------- socket */
+
+static void client_drop(struct client *k)
+{
+	if (k->st == CL_FREE)
+		return;
+	close(k->fd);
+	sb_free(&k->out);
+	*k = (struct client){.fd = -1, .st = CL_FREE};
+}
+
+static void live_bind(struct corral *c, struct live *l)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+			 CORRAL_LIVE_SOCKET_FMT, (int)c->self);
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				     1 + (size_t)n);
+	if (bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, 8) < 0) {
+		close(fd); /* taken or refused: run without a live socket */
+		return;
+	}
+	l->lfd = fd;
+}
+
+int live_open(struct corral *c)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->lfd = -1;
+	l->last_stacks = l->last_print = -1e9;
+	for (int i = 0; i < LIVE_CLIENTS; i++)
+		l->cl[i] = (struct client){.fd = -1, .st = CL_FREE};
+	if (c->cfg.live_socket)
+		live_bind(c, l);
+	c->live = l;
+	return 0;
+}
+
+void live_close(struct corral *c)
+{
+	struct live *l = c->live;
+	if (!l)
+		return;
+	for (int i = 0; i < LIVE_CLIENTS; i++)
+		client_drop(&l->cl[i]);
+	if (l->lfd >= 0)
+		close(l->lfd);
+	free(l);
+	c->live = NULL;
+}
+
+int live_pollfds(struct corral *c, struct pollfd *p)
+{
+	struct live *l = c->live;
+	int n = 0;
+	if (!l)
+		return 0;
+	for (int i = 0; i <= LIVE_CLIENTS; i++)
+		l->pidx[i] = -1;
+	if (l->lfd >= 0) {
+		p[n] = (struct pollfd){.fd = l->lfd, .events = POLLIN};
+		l->pidx[0] = n++;
+	}
+	for (int i = 0; i < LIVE_CLIENTS; i++) {
+		struct client *k = &l->cl[i];
+		if (k->st != CL_READ && k->st != CL_WRITE)
+			continue;
+		p[n] = (struct pollfd){
+			.fd = k->fd,
+			.events = k->st == CL_READ ? POLLIN : POLLOUT};
+		l->pidx[1 + i] = n++;
+	}
+	return n;
+}
+
+static bool peer_allowed(struct corral *c, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return false;
+	if (cr.uid != geteuid() && cr.uid != 0)
+		return false;
+	/* A member does not get to inspect (or stop, with stacks) the tree. */
+	return !table_find(&c->tab, cr.pid);
+}
+
+static void accept_one(struct corral *c, struct live *l)
+{
+	int fd = accept4(l->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!peer_allowed(c, fd)) {
+		close(fd);
+		return;
+	}
+	struct client *slot = NULL;
+	for (int i = 0; i < LIVE_CLIENTS; i++) {
+		struct client *k = &l->cl[i];
+		if (k->st == CL_FREE) {
+			slot = k;
+			break;
+		}
+		if (!slot || k->seq < slot->seq)
+			slot = k;
+	}
+	client_drop(slot); /* all busy: the oldest is dropped */
+	*slot = (struct client){.fd = fd, .st = CL_READ, .seq = ++l->seq};
+}
+
+static void client_read(struct client *k)
+{
+	ssize_t n = read(k->fd, k->in + k->nin, sizeof(k->in) - 1 - k->nin);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		k->nin += (size_t)n;
+	k->in[k->nin] = 0;
+	if (n > 0 && !memchr(k->in, '\n', k->nin)) {
+		if (k->nin >= sizeof(k->in) - 1)
+			client_drop(k); /* not our protocol */
+		return;
+	}
+	/* A line, or the end of the request. */
+	if (!strncmp(k->in, "stacks", 6))
+		k->stacks = true;
+	else if (strncmp(k->in, "tree", 4)) {
+		client_drop(k);
+		return;
+	}
+	k->st = CL_RENDER;
+}
+
+static void client_write(struct client *k)
+{
+	while (k->off < k->out.len) {
+		ssize_t n = send(k->fd, k->out.p + k->off, k->out.len - k->off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0)
+			break;
+		k->off += (size_t)n;
+	}
+	client_drop(k);
+}
+
+void live_io(struct corral *c, const struct pollfd *p)
+{
+	struct live *l = c->live;
+	if (!l)
+		return;
+	if (l->pidx[0] >= 0 && (p[l->pidx[0]].revents & POLLIN))
+		l->lready = true;
+	for (int i = 0; i < LIVE_CLIENTS; i++) {
+		struct client *k = &l->cl[i];
+		int x = l->pidx[1 + i];
+		if (x < 0 || !p[x].revents)
+			continue;
+		if (k->st == CL_READ)
+			client_read(k);
+		else if (k->st == CL_WRITE)
+			client_write(k);
+	}
+	if (l->lready) {
+		l->lready = false;
+		accept_one(c, l);
+	}
+}
+
+void live_request_print(struct corral *c)
+{
+	if (c->live)
+		c->live->print_wanted = true;
+}
+
+/* Render for whoever asked, between batches (see the top of the file). */
+void live_step(struct corral *c)
+{
+	struct live *l = c->live;
+	if (!l)
+		return;
+	double now = corral_now(c);
+	if (l->print_wanted) {
+		l->print_wanted = false;
+		if (now - l->last_print < LIVE_MIN_GAP) {
+			l->coalesced++;
+		} else {
+			l->last_print = now;
+			unsigned f = CORRAL_TREE_LIVE;
+			if ((c->cfg.stacks & CORRAL_STACKS_SNAPSHOT) &&
+			    now - l->last_stacks >= LIVE_MIN_GAP) {
+				f |= CORRAL_TREE_STACKS;
+				l->last_stacks = now;
+			}
+			struct sbuf b = {0};
+			/* A fresh line: the command's output may end mid-line. */
+			sb_putc(&b, '\n');
+			render(c, f, &b);
+			if (l->coalesced)
+				sb_printf(&b, "(%lu more request(s) coalesced)\n",
+					  l->coalesced);
+			l->coalesced = 0;
+			if (b.len > LIVE_MAX_OUT) {
+				b.len = LIVE_MAX_OUT;
+				sb_puts(&b, "\n(truncated)\n");
+			}
+			write_nonblocking(2, b.p, b.len);
+			sb_free(&b);
+		}
+	}
+	for (int i = 0; i < LIVE_CLIENTS; i++) {
+		struct client *k = &l->cl[i];
+		if (k->st != CL_RENDER)
+			continue;
+		unsigned f = CORRAL_TREE_LIVE;
+		if (k->stacks) {
+			if (now - l->last_stacks >= LIVE_MIN_GAP) {
+				f |= CORRAL_TREE_STACKS;
+				l->last_stacks = corral_now(c);
+			} else {
+				sb_puts(&k->out, "(stacks were taken less than "
+						 "1s ago: not again yet)\n");
+			}
+		}
+		render(c, f, &k->out);
+		if (k->out.len > LIVE_MAX_OUT) {
+			k->out.len = LIVE_MAX_OUT;
+			sb_puts(&k->out, "\n(truncated)\n");
+		}
+		k->st = CL_WRITE;
+		client_write(k); /* most answers fit at once */
+	}
+}

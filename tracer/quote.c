@@ -1,0 +1,187 @@
+/*
+ * quote.c - arguments and messages made safe and unambiguous for a
+ * terminal, as a shell would read them back.
+ *
+ * An argument is printed as is when it is made only of characters no
+ * shell treats specially; otherwise in single quotes ('it'\''s'); and when
+ * it holds bytes a terminal could act on (control characters, DEL, C1
+ * controls encoded in UTF-8) or bytes that are not UTF-8, in bash's $'...'
+ * form with \n, \t, \e, \xHH escapes. So a command's argv printed by
+ * --tree keeps its argument boundaries and can be pasted back into bash,
+ * and nothing a member chose as its argv can move the cursor, retitle the
+ * window or hide text on the user's terminal.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corral.h"
+#include "json.h"
+#include "quote.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned v, min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		v = c & 0x1f;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		v = c & 0x0f;
+		min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		v = c & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* A code point a terminal may act on: C0, DEL, C1, line/para separators. */
+static bool is_control(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
+	       cp == 0x2029;
+}
+
+static bool needs_escape(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t l = utf8_len(u + i, n - i, &cp);
+		if (!l || is_control(cp))
+			return true;
+		i += l;
+	}
+	return false;
+}
+
+static bool plain(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_@%+=:,./-",
+			    s[i]))
+			return false;
+	return true;
+}
+
+static void put_escaped(struct sbuf *b, const char *s, size_t n, bool dollar)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t l = utf8_len(u + i, n - i, &cp);
+		if (l && !is_control(cp)) {
+			if (dollar && (cp == '\'' || cp == '\\'))
+				sb_putc(b, '\\');
+			sb_put(b, s + i, l);
+			i += l;
+			continue;
+		}
+		if (!l)
+			l = 1; /* not UTF-8: one byte at a time */
+		for (size_t k = 0; k < l; k++) {
+			unsigned char c = u[i + k];
+			switch (c) {
+			case '\n':
+				sb_puts(b, "\\n");
+				break;
+			case '\t':
+				sb_puts(b, "\\t");
+				break;
+			case '\r':
+				sb_puts(b, "\\r");
+				break;
+			case 0x1b:
+				sb_puts(b, "\\e");
+				break;
+			default:
+				sb_printf(b, "\\x%02x", c);
+			}
+		}
+		i += l;
+	}
+}
+
+void quote_arg(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+	if (plain(s, n)) {
+		sb_put(b, s, n);
+	} else if (needs_escape(s, n)) {
+		sb_puts(b, "$'");
+		put_escaped(b, s, n, true);
+		sb_putc(b, '\'');
+	} else {
+		sb_putc(b, '\'');
+		for (const char *p = s; *p; p++) {
+			if (*p == '\'')
+				sb_puts(b, "'\\''");
+			else
+				sb_putc(b, *p);
+		}
+		sb_putc(b, '\'');
+	}
+}
+
+void quote_argv(struct sbuf *b, const char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			sb_putc(b, ' ');
+		quote_arg(b, argv[i]);
+	}
+}
+
+void quote_text(struct sbuf *b, const char *s)
+{
+	put_escaped(b, s, strlen(s), false);
+}
+
+static char *finish(struct sbuf *b)
+{
+	sb_put(b, "", 0); /* allocates and terminates an empty buffer */
+	if (b->oom) {
+		sb_free(b);
+		return NULL;
+	}
+	return b->p;
+}
+
+char *corral_quote(const char *s)
+{
+	struct sbuf b = {0};
+	quote_arg(&b, s ? s : "");
+	return finish(&b);
+}
+
+char *corral_escape(const char *s)
+{
+	struct sbuf b = {0};
+	quote_text(&b, s ? s : "");
+	return finish(&b);
+}
