@@ -278,7 +278,9 @@ struct corral_config {
 	bool live_stderr; /* SIGUSR1 with no journal prints the live tree
 			     (corral_tree_text) to stderr, never blocking */
 	bool live_socket; /* answer `corral ps` on the abstract unix socket
-			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members) */
+			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members);
+			     served while corral_step()/corral_wait() sleep
+			     (with corral_fd(), only when a step runs) */
 
 	/* New fields here, above the test block, with their default. */
 #ifdef CORRAL_TEST_GROW
