@@ -51,9 +51,11 @@ import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(b"\0corral/live/" + sys.argv[1].encode())
 s.listen(1)
-print("bound", flush=True)
 c, _ = s.accept()
-c.sendall(b"corral 1: fake\n")
+try:
+    c.sendall(b"corral 1: fake\n")
+except OSError:
+    pass  # the client hung up on us: good
 c.close()
 PY
 sq=$!
@@ -75,6 +77,20 @@ if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
 	[ -s "$T/u.out" ] && fail "another user read the live view"
 fi
 
+kill -TERM "$PID"
+finish
+end_run
+
+RUN_LABEL="SIGUSR1 with --stacks snapshot"
+start -- "$CORRAL" run -q --stacks snapshot -- sh -c 'echo READY; exec sleep 100' || exit 1
+await '^READY'
+for i in $(seq 1 100); do
+	grep -q 'sleep 100' /proc/"$(pgrep -P "$PID" | head -n 1)"/cmdline 2>/dev/null && break
+	sleep 0.05 # waiting for the exec (bounded)
+done
+kill -USR1 "$PID"
+wait_err '^stack of [0-9]+ \(process [0-9]+\):$'
+expect_grep 'nanosleep' "$ERRF" "the stack in the SIGUSR1 print"
 kill -TERM "$PID"
 finish
 end_run

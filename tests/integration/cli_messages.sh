@@ -109,6 +109,19 @@ done
 run -- "$CORRAL" run -q -t 0x1p-3 -- sleep 100
 expect_rc 124 "-t 0x1p-3 (0.125 s) expires"
 
+RUN_LABEL="-s and -v"
+# (a background job of sh ignores SIGINT: the sleeper is in the foreground)
+run -- "$CORRAL" run -v -t 0.3 -s int -- sh -c 'trap "echo GOT-INT; exit 5" INT; sleep 100'
+expect_rc 124 "-s int after a timeout"
+expect_grep '^GOT-INT$' "$OUTF" "the command got SIGINT first"
+expect_grep '^corral: ending the tree \(timeout\): sending SIGINT and SIGCONT to 2 processes, SIGKILL after 2s to what is left$' "$ERRF" "-v says what is sent"
+expect_grep '^corral:   [0-9]+ sleep 100$' "$ERRF" "-v names each member"
+expect_grep '^corral: [0-9]+ sleep 100: terminated by SIGINT$' "$ERRF" "-v says how the sleeper ended"
+expect_grep "^corral: [0-9]+ sh -c '.*': exited with status 5$" "$ERRF" "-v says how the shell ended"
+run -- "$CORRAL" run -v -t 0.2 -k 0 -- sleep 100
+expect_grep '^corral: ending the tree \(timeout\): stopping and sending SIGKILL to 1 process$' "$ERRF" "-v without a grace"
+expect_grep '^corral: [0-9]+ sleep 100: killed by SIGKILL$' "$ERRF" "-v: killed"
+
 RUN_LABEL="--foreground is accepted"
 run -- "$CORRAL" run --foreground -- sh -c 'exit 4'
 expect_rc 4 "--foreground"

@@ -1,0 +1,66 @@
+/*
+ * test_quote.c - arguments quoted as a shell reads them back, text made
+ * safe for a terminal (tracer/quote.c, used by --tree, the live view and
+ * every CLI message).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corral.h"
+
+static void check(char *(*fn)(const char *), const char *in, const char *want)
+{
+	char *got = fn(in);
+	assert_non_null(got);
+	if (strcmp(got, want))
+		fail_msg("'%s': got [%s], want [%s]", in, got, want);
+	free(got);
+}
+
+static void test_quote(void **state)
+{
+	check(corral_quote, "ls", "ls");
+	check(corral_quote, "/usr/bin/env", "/usr/bin/env");
+	check(corral_quote, "a=b,c:d@e%f+g", "a=b,c:d@e%f+g");
+	check(corral_quote, "", "''");
+	check(corral_quote, "a b", "'a b'");
+	check(corral_quote, "it's", "'it'\\''s'");
+	check(corral_quote, "$HOME", "'$HOME'");
+	check(corral_quote, "echo \"x\"; ls *", "'echo \"x\"; ls *'");
+	check(corral_quote, "a\nb", "$'a\\nb'");
+	check(corral_quote, "\x1b[31mred", "$'\\e[31mred'");
+	check(corral_quote, "tab\there", "$'tab\\there'");
+	check(corral_quote, "bell\a", "$'bell\\x07'");
+	check(corral_quote, "del\x7f", "$'del\\x7f'");
+	/* In $'...' a quote and a backslash are escaped. */
+	check(corral_quote, "it's\n\\", "$'it\\'s\\n\\\\'");
+	/* UTF-8 is kept; a C1 control (U+009B, CSI) and bad bytes are not. */
+	check(corral_quote, "caf\xc3\xa9", "'caf\xc3\xa9'");
+	check(corral_quote, "x\xc2\x9b" "31m", "$'x\\xc2\\x9b31m'");
+	check(corral_quote, "bad\xff", "$'bad\\xff'");
+	check(corral_quote, "over\xc0\xaf", "$'over\\xc0\\xaf'");
+	check(corral_quote, "sep\xe2\x80\xa8", "$'sep\\xe2\\x80\\xa8'");
+}
+
+static void test_escape(void **state)
+{
+	check(corral_escape, "plain text: ok", "plain text: ok");
+	check(corral_escape, "a\nb\rc\td\x1b]0;t\a", "a\\nb\\rc\\td\\e]0;t\\x07");
+	check(corral_escape, "it's \\ fine", "it's \\ fine");
+	check(corral_escape, "", "");
+	check(corral_escape, "\xff", "\\xff");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_escape),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
