@@ -39,6 +39,7 @@ enum {
 	OPT_VERSION,
 	OPT_PRESERVE,
 	OPT_FOREGROUND,
+	OPT_BOUNDARY,
 };
 
 static const struct cli_opt run_table[] = {
@@ -74,6 +75,9 @@ static const struct cli_opt run_table[] = {
 	{"bind", 0, "PATH", OPT_BIND, "make PATH visible writable in the sandbox"},
 	{"share-net", 0, NULL, OPT_SHARE_NET, "keep the network in the sandbox"},
 	{"pty", 0, NULL, OPT_PTY, "run COMMAND on a new pseudo-terminal"},
+	{"boundary", 0, "B", OPT_BOUNDARY,
+	 "kernel boundary: auto, landlock (refuse to run without Landlock's "
+	 "signal scoping), seccomp"},
 	{"help", 'h', NULL, OPT_HELP, "this help"},
 	{"version", 'V', NULL, OPT_VERSION, "corral's version"},
 };
@@ -189,6 +193,17 @@ static int parse_stacks(const char *s, unsigned *out)
 		return -EINVAL;
 	*out = mask;
 	return 0;
+}
+
+static int parse_boundary(const char *s, enum corral_boundary *b)
+{
+	static const char *const names[] = {"auto", "landlock", "seccomp"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*b = (enum corral_boundary)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int parse_escape(const char *s, enum corral_escape_mode *m)
@@ -421,6 +436,16 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		case OPT_PTY:
 			cfg->pty = true;
 			break;
+		case OPT_BOUNDARY: {
+			enum corral_boundary b;
+			if (parse_boundary(optarg, &b) < 0)
+				return fail(err, errlen,
+					    "invalid --boundary '%s' (auto, "
+					    "landlock, seccomp)",
+					    optarg);
+			cfg->boundary = b;
+			break;
+		}
 		case OPT_HELP:
 			o->action = CLI_HELP;
 			return 0;

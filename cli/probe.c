@@ -66,7 +66,12 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 			jbool(p->seccomp), jbool(p->ptrace),
 			p->yama_ptrace_scope, jbool(p->cgroup2));
 		json_str(f, p->cgroup2_mount);
-		fprintf(f, ",\"is_root\":%s}\n", jbool(p->is_root));
+		fprintf(f, ",\"is_root\":%s", jbool(p->is_root));
+		fprintf(f, ",\"landlock_abi\":%d,\"boundary\":", p->landlock_abi);
+		json_str(f, p->boundary ? p->boundary : "");
+		fputs(",\"boundary_sandbox\":", f);
+		json_str(f, p->boundary_sandbox ? p->boundary_sandbox : "");
+		fputs("}\n", f);
 	} else {
 		if (p->sandbox_ok)
 			fprintf(f, "sandbox:          usable\n");
@@ -105,6 +110,13 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 		fprintf(f, "cgroup v2:        %s\n",
 			p->cgroup2 ? p->cgroup2_mount : "not mounted");
 		fprintf(f, "running as root:  %s\n", p->is_root ? "yes" : "no");
+		if (p->landlock_abi)
+			fprintf(f, "landlock:         ABI %d\n", p->landlock_abi);
+		else
+			fprintf(f, "landlock:         not available\n");
+		fprintf(f, "boundary:         %s (with --sandbox: %s)\n",
+			p->boundary ? p->boundary : "?",
+			p->boundary_sandbox ? p->boundary_sandbox : "?");
 	}
 	return ferror(f) ? -EIO : 0;
 }

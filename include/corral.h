@@ -228,6 +228,26 @@ enum {
 };
 
 /*
+ * The boundary the kernel draws around the tree (docs/threat-model.md):
+ * AUTO takes the strongest this host offers, LANDLOCK refuses to run
+ * without Landlock's full scoping (signals and abstract unix sockets,
+ * Linux 6.12+; corral_new() fails with -EOPNOTSUPP), SECCOMP uses the
+ * containment filter alone.
+ */
+enum corral_boundary {
+	CORRAL_BOUNDARY_AUTO,
+	CORRAL_BOUNDARY_LANDLOCK,
+	CORRAL_BOUNDARY_SECCOMP,
+};
+
+/* What the Landlock domain of a run confines (corral_result.scopes). */
+enum {
+	CORRAL_SCOPE_PTRACE = 1u << 0, /* ptrace, /proc/PID/mem, process_vm_* */
+	CORRAL_SCOPE_SIGNAL = 1u << 1, /* every signal, SIGIO owners included */
+	CORRAL_SCOPE_ABSTRACT_UNIX = 1u << 2, /* abstract unix sockets */
+};
+
+/*
  * Embedded in struct corral_config: its size is frozen (it is in the middle
  * of the config). New sandbox settings go at the end of struct
  * corral_config, named sandbox_*.
@@ -281,6 +301,8 @@ struct corral_config {
 			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members);
 			     served while corral_step()/corral_wait() sleep
 			     (with corral_fd(), only when a step runs) */
+	/* Added for issue 9: the kernel boundary (default AUTO). */
+	enum corral_boundary boundary;
 
 	/* New fields here, above the test block, with their default. */
 #ifdef CORRAL_TEST_GROW
@@ -427,6 +449,11 @@ struct corral_result {
 	double t_end;			/* total run time */
 	double t_ending; /* when the ending began (reason != NONE) */
 
+	/* Added for issue 9: the boundary the run got. */
+	int landlock_abi; /* the host's Landlock ABI, 0 if none */
+	unsigned scopes;  /* CORRAL_SCOPE_* of the tree's domain, 0: seccomp
+			     rules only */
+
 	/* New fields here, above the test block. */
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
@@ -493,6 +520,11 @@ struct corral_probe {
 	bool cgroup2;
 	char cgroup2_mount[256];
 	bool is_root;
+	/* Added for issue 9: the kernel boundary (docs/threat-model.md). */
+	int landlock_abi;	      /* 0: no Landlock */
+	const char *boundary;	      /* what a run gets: "landlock",
+					 "landlock-ptrace" or "seccomp" */
+	const char *boundary_sandbox; /* the same with --sandbox */
 };
 
 /*

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "sandbox.h"
 
 /* Truncating copy (messages and paths only need to be readable). */
@@ -494,5 +495,12 @@ int sandbox_probe(const char *bwrap_override, struct sandbox_probe *p)
 			     "not tried (needs seccomp and ptrace)");
 	}
 	verdict(p);
+	struct landlock_plan lp;
+	char ignored[8];
+	landlock_plan(CORRAL_BOUNDARY_AUTO, false, &lp, ignored, sizeof(ignored));
+	p->landlock_abi = lp.abi;
+	p->boundary = landlock_boundary_name(&lp);
+	landlock_plan(CORRAL_BOUNDARY_AUTO, true, &lp, ignored, sizeof(ignored));
+	p->boundary_sandbox = landlock_boundary_name(&lp);
 	return 0;
 }

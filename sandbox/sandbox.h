@@ -44,6 +44,11 @@ struct sandbox_probe {
 	bool is_root;
 	bool sandbox_ok;  /* can --sandbox work here */
 	char reason[512]; /* if not, why (user-facing) */
+	/* The kernel boundary (issue 9, tracer/landlock.h): the Landlock ABI
+	 * (0: none) and what a default run gets, without and with --sandbox
+	 * ("landlock", "landlock-ptrace", "seccomp"). */
+	int landlock_abi;
+	const char *boundary, *boundary_sandbox;
 };
 
 /*

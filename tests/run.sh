@@ -10,8 +10,9 @@
 # status is non-zero when M > 0.
 #
 # As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
-# test_sandbox and tests/integration/sandbox*.sh) run a second time as that
-# user (runuser), for the unprivileged path. The build tree and tests must be
+# test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
+# (tests/integration/adv_*.sh) run a second time as that user (runuser), for
+# the unprivileged path. The build tree and tests must be
 # readable by it.
 #
 # Environment: BUILD (default build), TEST_FILTER (a regex: run only the
@@ -114,7 +115,7 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 		as_user+=("$BUILD/tests/test_sandbox")
 	fi
 	if [ "$mode" != unit ]; then
-		for s in "$ROOT"/tests/integration/sandbox*.sh; do
+		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi

@@ -42,5 +42,8 @@ int corral_probe_host(const char *bwrap_path, struct corral_probe *p)
 	COPY(cgroup2);
 	COPY(cgroup2_mount);
 	COPY(is_root);
+	COPY(landlock_abi);
+	COPY(boundary);
+	COPY(boundary_sandbox);
 	return abi_out(p, &out, sizeof(out));
 }

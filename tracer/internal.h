@@ -22,6 +22,7 @@
 
 #include "corral.h"
 #include "json.h"
+#include "landlock.h"
 #include "procfs.h"
 #include "sys.h"
 #include "table.h"
@@ -112,6 +113,7 @@ struct corral {
 	struct live *live; /* live.c: SIGUSR1 print, `corral ps` socket */
 	int jc_stop;	   /* groups.c: terminal stop of the command's group
 			      to pass on to our own job (0: none) */
+	struct landlock_plan boundary; /* the tree's Landlock domain (spawn.c) */
 };
 
 double corral_now(const struct corral *c);

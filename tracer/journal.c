@@ -160,6 +160,9 @@ static void format(struct corral *c, const struct corral_event *ev,
 		sb_json_strv(b, c->cfg.argv);
 		if (c->cfg.timeout > 0)
 			put_time(b, "timeout", c->cfg.timeout);
+		/* The kernel boundary the tree runs in (docs/threat-model.md). */
+		put_str(b, "boundary", landlock_boundary_name(&c->boundary));
+		put_num(b, "landlock_abi", c->boundary.abi);
 		goto out;
 	case CORRAL_EV_END:
 		put_end(c, b);

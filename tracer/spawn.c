@@ -77,6 +77,17 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
 	}
+	/*
+	 * The kernel boundary, after the filter: filter_install() set
+	 * no_new_privs unless we hold CAP_SYS_ADMIN, and Landlock wants one
+	 * of the two. Only this child and what it starts enter the domain;
+	 * corral stays outside, so its ptrace and signals still reach in.
+	 */
+	if (c->boundary.active) {
+		int r = landlock_enter(&c->boundary);
+		if (r < 0)
+			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
+	}
 	execve(c->exe, c->spawn_argv, environ);
 	int e = errno;
 	child_fail(errfd, 0, e,

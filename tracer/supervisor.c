@@ -246,6 +246,19 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 			goto fail;
 		}
 	}
+	/* The kernel boundary: before anything is started, so that
+	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
+	r = landlock_plan(cfg->boundary, cfg->sandbox.enabled, &c->boundary,
+			  err, errlen);
+	if (r < 0) {
+		struct corral_event start = {.type = CORRAL_EV_START,
+					     .pid = c->self};
+		corral_emit(c, &start);
+		corral_end_failed(c);
+		goto fail;
+	}
+	c->res.landlock_abi = c->boundary.abi;
+	c->res.scopes = c->boundary.active ? c->boundary.scopes : 0;
 	if (cfg->pty) {
 		r = pty_prepare(c, err, errlen);
 		if (r < 0)

@@ -183,6 +183,7 @@ witness_check() {
 }
 
 cleanup() {
+	victims_kill
 	[ -n "$OUT" ] && exec {OUT}<&-
 	[ -n "$ST" ] && exec {ST}<&-
 	witness_kill
@@ -515,6 +516,55 @@ term_three() {
 		[ "$FAILS" -gt 0 ] && [ -n "${VERBOSE_FAIL:-}" ] && show_journal "$j"
 	done
 	RUN_LABEL=
+}
+
+# ------------------------------------------------- adversary (adv_*.sh)
+
+# Processes the test starts *outside* corral and outside the witness (no
+# marker, not in the cgroup): what a hostile member aims at. Ended by the
+# test (victim_end) or at cleanup.
+VICTIMS=()
+
+victims_kill() {
+	local p
+	for p in ${VICTIMS[@]+"${VICTIMS[@]}"}; do kill -KILL "$p" 2>/dev/null; done
+	VICTIMS=()
+}
+
+# victim_start [FILE]: adv_victim outside the tree; sets VPID, VADDR (its
+# flag), VFD (its descriptor of FILE) and VIN (our end of its stdout).
+victim_start() {
+	exec {VIN}< <(env -u CORRAL_TEST_MARK "$FIX/adv_victim" ${1+"$1"})
+	local line
+	read -r -t 10 -u "$VIN" line || { fail "victim: no READY line"; return 1; }
+	set -- $line
+	VPID=$2 VADDR=$3 VFD=$4
+	VICTIMS+=("$VPID")
+}
+
+# victim_state: the victim's state letter (R, S, T...), empty if gone.
+victim_state() { awk '{print $3}' "/proc/$VPID/stat" 2>/dev/null; }
+
+# victim_end: SIGCONT + SIGTERM; VREPORT is its last line ("flag=... usr1=N"),
+# empty when it was killed.
+victim_end() {
+	VREPORT=
+	kill -CONT "$VPID" 2>/dev/null
+	kill -TERM "$VPID" 2>/dev/null && read -r -t 10 -u "$VIN" VREPORT
+	exec {VIN}<&-
+}
+
+# boundary_probe: HOST_ABI, the kernel's Landlock ABI asked directly (0 if
+# none; not corral's word), and BOUNDARY, what corral's journal says a
+# default run got ("landlock", "landlock-ptrace", "seccomp").
+boundary_probe() {
+	HOST_ABI=$(python3 -c 'import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+r = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) if os.uname().machine in ("x86_64", "aarch64") else -1
+print(r if r > 0 else 0)')
+	run -- "$CORRAL" run -q -j "$T/boundary.j" -- true
+	BOUNDARY=$(j_start "$T/boundary.j" boundary)
 }
 
 done_test() {
