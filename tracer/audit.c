@@ -1,10 +1,14 @@
 /*
- * audit.c - decode the calls the filter TRACEs (audit.h), and refuse them.
+ * audit.c - judge the calls the filter TRACEs (audit.h), and refuse them.
  *
- * The rule data of the seccomp stop names the call (enum filter_rule), so
- * decoding does not depend on the task's ABI: an i386 task has other
- * syscall numbers, and its arguments are 32-bit (their upper halves are
- * dropped here as the kernel drops them).
+ * A call is identified by what the kernel says it is (arch, number and
+ * arguments from PTRACE_GET_SYSCALL_INFO) run through corral's own filter
+ * (filter_eval()), whose TRACE answer names the rule: the same decision
+ * the kernel made for our filter, and independent of the stop's data,
+ * which a member's own TRACE filter can choose. What cannot be judged is
+ * refused, never resumed. An i386 task has other syscall numbers; its
+ * arguments are 32-bit (their upper halves are dropped here as the kernel
+ * drops them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <linux/elf.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 
 #include "audit.h"
 #include "filter.h"
@@ -404,8 +409,6 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		c = &none;
 	if (!si || si->op != PTRACE_SYSCALL_INFO_SECCOMP)
 		return -EINVAL;
-	if (!msg)
-		msg = si->seccomp.ret_data;
 	if (msg >= FILTER_RULE__COUNT || !rule_names[msg])
 		return -EINVAL;
 
@@ -668,20 +671,74 @@ static unsigned str_args(unsigned long rule)
 	}
 }
 
-int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
+/* Why a call cannot be judged: recorded, and the call is refused. */
+static int unjudged(struct audit_call *out, int err, int refuse,
+		    const char *why)
+{
+	out->why = why;
+	out->escape = true;
+	out->refuse_errno = refuse;
+	return err;
+}
+
+int audit_inspect(const struct corral_sys *sys, pid_t tid,
+		  const struct sock_fprog *prog,
 		  const struct audit_tree_ops *tree, struct audit_call *out)
 {
 	struct ptrace_syscall_info si;
 
+	memset(out, 0, sizeof(*out));
+	out->why = "";
 	memset(&si, 0, sizeof(si));
 	long r = sys_ptrace(sys, PTRACE_GET_SYSCALL_INFO, tid,
 			    (void *)sizeof(si), &si);
-	if (r < 0)
-		return (int)r;
-	if (si.op != PTRACE_SYSCALL_INFO_SECCOMP)
-		return -EINVAL;
-	if (!msg)
-		msg = si.seccomp.ret_data;
+	if (r == -ESRCH)
+		return -ESRCH;
+	if (r < 0) {
+		snprintf(out->text, sizeof(out->text),
+			 "PTRACE_GET_SYSCALL_INFO: %s", strerror((int)-r));
+		return unjudged(out, (int)r, ENOSYS,
+				"cannot judge: no syscall information");
+	}
+	if (si.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		snprintf(out->text, sizeof(out->text),
+			 "syscall information of kind %u", (unsigned)si.op);
+		return unjudged(out, -EPROTO, ENOSYS,
+				"cannot judge: not a seccomp stop");
+	}
+	out->nr = (long)si.seccomp.nr;
+	snprintf(out->text, sizeof(out->text), "syscall %ld (arch %#x)",
+		 out->nr, (unsigned)si.arch);
+
+	/*
+	 * Which of our rules this is, from what the kernel says the call is
+	 * and our own filter, never from the stop's data: a member's filter
+	 * returning TRACE with data of its choice wins that field.
+	 */
+	struct seccomp_data d = {
+		.nr = (int)si.seccomp.nr,
+		.arch = si.arch,
+		.instruction_pointer = si.instruction_pointer,
+	};
+	for (int i = 0; i < 6; i++)
+		d.args[i] = si.seccomp.args[i];
+	uint32_t act = filter_eval(prog, &d);
+	uint32_t rule = act & SECCOMP_RET_DATA;
+	switch (act & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		return AUDIT_NOT_OURS;
+	case SECCOMP_RET_TRACE:
+		break;
+	case SECCOMP_RET_ERRNO:
+		/* Cannot happen (ERRNO outranks TRACE): fail as we would. */
+		return unjudged(out, -EPROTO, rule ? (int)rule : EPERM,
+				"cannot judge: corral's filter refuses it");
+	default:
+		/* An architecture the filter does not know, or worse. */
+		return unjudged(out, -EPROTO, ENOSYS,
+				"cannot judge: corral's filter kills it");
+	}
 
 	/* Only the tracer can call this: it is the supervisor the filter
 	 * guards. */
@@ -691,26 +748,33 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
 		.guard_pgid = getpgrp(),
 		.caller = tid,
 	};
-	if (msg == FILTER_RULE_PIDFD_SEND_SIGNAL)
+	if (rule == FILTER_RULE_PIDFD_SEND_SIGNAL)
 		c.fd_target = fd_target(tid, (int)si.seccomp.args[0]);
-	if (msg == FILTER_RULE_SETPGID) {
+	if (rule == FILTER_RULE_SETPGID) {
 		pid_t g = getpgid(tid);
 		c.caller_pgid = g > 0 ? g : 0;
 	}
 	char strs[3][256];
-	unsigned want = str_args(msg);
+	unsigned want = str_args(rule);
 	for (int i = 0; i < 3; i++)
 		if ((want & (1u << i)) &&
 		    read_str(tid, si.seccomp.args[i], strs[i], sizeof(strs[i])))
 			c.str[i] = strs[i];
 
-	int err = audit_decode(&si, msg, &c, tree, out);
-	if (err)
-		return err;
+	char seen[sizeof(out->text)];
+	memcpy(seen, out->text, sizeof(seen));
+	int err = audit_decode(&si, rule, &c, tree, out);
+	if (err) {
+		memcpy(out->text, seen, sizeof(seen));
+		return unjudged(out, err, ENOSYS,
+				"cannot judge: a rule corral does not know");
+	}
 	if (out->guard) {
 		err = audit_deny(sys, tid, EPERM);
 		if (err)
-			return err;
+			return err == -ESRCH ? err
+					     : unjudged(out, err, EPERM,
+							"cannot refuse it");
 		out->denied = true;
 	}
 	return 0;

@@ -23,6 +23,7 @@
 
 /* <linux/ptrace.h>; include it after <sys/ptrace.h> where you need it. */
 struct ptrace_syscall_info;
+struct sock_fprog;
 
 struct audit_tree_ops {
 	bool (*is_member)(pid_t pid, void *arg);      /* a live member task */
@@ -40,6 +41,7 @@ struct audit_call {
 	pid_t target;	  /* the pid/pgid/tid the call is aimed at, 0 if none */
 	bool guard;	  /* aimed at the supervisor itself */
 	bool denied;	  /* audit_inspect() already made it fail (EPERM) */
+	int refuse_errno; /* when it cannot be judged: fail it with this */
 };
 
 /*
@@ -59,23 +61,37 @@ struct audit_ctx {
 
 /*
  * Pure decoder: fill out from a PTRACE_SYSCALL_INFO_SECCOMP record and the
- * rule data (enum filter_rule; 0 = take si's ret_data). -EINVAL if si is
- * not a seccomp stop or the rule is unknown; -EPROTO if the call is not the
- * rule's (a member stacked a filter of its own that TRACEs with colliding
- * data). On either, the engine just resumes the task: not ours to judge.
+ * rule (enum filter_rule) that corral's own filter gives that call. Never
+ * the stop's data (si->seccomp.ret_data): between two filters returning
+ * TRACE the kernel reports the newest one's, which a member can install.
+ * -EINVAL if si is not a seccomp stop or the rule is unknown; -EPROTO if
+ * the call is not the rule's.
  */
-int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
+int audit_decode(const struct ptrace_syscall_info *si, unsigned long rule,
 		 const struct audit_ctx *ctx, const struct audit_tree_ops *tree,
 		 struct audit_call *out);
 
+/* audit_inspect(): the call is not one corral's filter traces. */
+#define AUDIT_NOT_OURS 1
+
 /*
- * tid is stopped at PTRACE_EVENT_SECCOMP; msg is PTRACE_GETEVENTMSG's value
- * (the rule data). Reads the call with PTRACE_GET_SYSCALL_INFO through sys
- * and decodes it; the guard is the calling process (the tracer). Refuses a
- * call aimed at the supervisor (out->denied). 0 or -errno (-ESRCH if the
- * task died).
+ * tid is stopped at PTRACE_EVENT_SECCOMP. Reads the call with
+ * PTRACE_GET_SYSCALL_INFO through sys, asks corral's own filter (prog,
+ * filter_eval()) what it answers for that (arch, nr, args), and:
+ *  - TRACE with rule R: decodes the call as R and returns 0; a call aimed
+ *    at the supervisor (the calling process) is refused here
+ *    (out->denied, EPERM);
+ *  - ALLOW or LOG: returns AUDIT_NOT_OURS (a member's own filter made the
+ *    stop for a call corral lets run: resume it as if that filter had
+ *    not been there);
+ *  - -ESRCH: the task died;
+ *  - any other -errno: the call cannot be judged (the info is missing, an
+ *    architecture the filter does not know, an answer that cannot lead to
+ *    a TRACE stop). out->text and out->why say what was seen; the caller
+ *    must refuse the call (out->refuse_errno), never resume it as is.
  */
-int audit_inspect(const struct corral_sys *sys, pid_t tid, unsigned long msg,
+int audit_inspect(const struct corral_sys *sys, pid_t tid,
+		  const struct sock_fprog *prog,
 		  const struct audit_tree_ops *tree, struct audit_call *out);
 
 /*

@@ -35,6 +35,9 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
 #ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
 #define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
 #endif
@@ -253,6 +256,18 @@ static int add_trace_rules(scmp_filter_ctx ctx)
 		      ARG_NONZERO(2));
 	r = r ?: RULE(ctx, TRACE(PIDFD_SEND_SIGNAL), "pidfd_send_signal",
 		      ARG_NONZERO(1));
+	/*
+	 * A member's own filter answering SECCOMP_RET_USER_NOTIF outranks
+	 * our TRACE: its calls would go to its own listener and never stop
+	 * at corral. USER_NOTIF needs a listener, which only this flag hands
+	 * out; ERRNO outranks whatever the member's filters say. A member
+	 * filter returning TRACE is harmless: the supervisor judges the call
+	 * by the kernel's (arch, nr, args), not by the stop's data.
+	 */
+	r = r ?: RULE(ctx, EPERM_ACT, "seccomp",
+		      ARG_INT(0, SECCOMP_SET_MODE_FILTER),
+		      ARG_BITS(1, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			       SECCOMP_FILTER_FLAG_NEW_LISTENER));
 	return r;
 }
 
@@ -336,6 +351,108 @@ int filter_build(const struct filter_params *p, struct sock_fprog *prog)
 	seccomp_release(ctx);
 	/* libseccomp returns -ECANCELED and friends; keep them negative. */
 	return r > 0 ? -r : r;
+}
+
+uint32_t filter_eval(const struct sock_fprog *prog,
+		     const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {0};
+	const uint32_t kill = SECCOMP_RET_KILL_PROCESS;
+	if (!prog || !prog->filter)
+		return kill;
+	for (unsigned pc = 0; pc < prog->len; pc++) {
+		const struct sock_filter *f = &prog->filter[pc];
+		uint32_t k = f->k, src = BPF_SRC(f->code) == BPF_X ? x : k;
+		switch (BPF_CLASS(f->code)) {
+		case BPF_LD:
+		case BPF_LDX: {
+			uint32_t v;
+			if (BPF_MODE(f->code) == BPF_ABS) {
+				if (BPF_SIZE(f->code) != BPF_W || k % 4 ||
+				    k + 4 > sizeof(*d))
+					return kill;
+				memcpy(&v, (const char *)d + k, 4);
+			} else if (BPF_MODE(f->code) == BPF_IMM) {
+				v = k;
+			} else if (BPF_MODE(f->code) == BPF_MEM) {
+				if (k >= BPF_MEMWORDS)
+					return kill;
+				v = mem[k];
+			} else if (BPF_MODE(f->code) == BPF_LEN) {
+				v = sizeof(*d);
+			} else {
+				return kill;
+			}
+			if (BPF_CLASS(f->code) == BPF_LD)
+				a = v;
+			else
+				x = v;
+			break;
+		}
+		case BPF_ST:
+		case BPF_STX:
+			if (k >= BPF_MEMWORDS)
+				return kill;
+			mem[k] = BPF_CLASS(f->code) == BPF_ST ? a : x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(f->code)) {
+			case BPF_ADD: a += src; break;
+			case BPF_SUB: a -= src; break;
+			case BPF_MUL: a *= src; break;
+			case BPF_DIV:
+				if (!src)
+					return kill;
+				a /= src;
+				break;
+			case BPF_MOD:
+				if (!src)
+					return kill;
+				a %= src;
+				break;
+			case BPF_AND: a &= src; break;
+			case BPF_OR: a |= src; break;
+			case BPF_XOR: a ^= src; break;
+			case BPF_LSH: a = src < 32 ? a << src : 0; break;
+			case BPF_RSH: a = src < 32 ? a >> src : 0; break;
+			case BPF_NEG: a = -a; break;
+			default: return kill;
+			}
+			break;
+		case BPF_JMP: {
+			unsigned off;
+			if (BPF_OP(f->code) == BPF_JA) {
+				off = k;
+			} else {
+				bool t;
+				switch (BPF_OP(f->code)) {
+				case BPF_JEQ: t = a == src; break;
+				case BPF_JGT: t = a > src; break;
+				case BPF_JGE: t = a >= src; break;
+				case BPF_JSET: t = (a & src) != 0; break;
+				default: return kill;
+				}
+				off = t ? f->jt : f->jf;
+			}
+			/* Jumps only go forward: the loop ends. */
+			if (off >= prog->len - pc)
+				return kill;
+			pc += off;
+			break;
+		}
+		case BPF_RET:
+			return BPF_RVAL(f->code) == BPF_A ? a : k;
+		case BPF_MISC:
+			if (BPF_MISCOP(f->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		default:
+			return kill;
+		}
+	}
+	return kill;
 }
 
 void filter_release(struct sock_fprog *prog)

@@ -86,6 +86,18 @@ int filter_build(const struct filter_params *p, struct sock_fprog *prog);
 void filter_release(struct sock_fprog *prog);
 
 /*
+ * What prog answers for one call, computed the way the kernel runs it
+ * (classic BPF, the subset seccomp accepts). The supervisor uses it at a
+ * seccomp stop on the arch, number and arguments the kernel reports
+ * (PTRACE_GET_SYSCALL_INFO), so that it never depends on the stop's data,
+ * which a member's own filter can forge. A program that would read out of
+ * bounds or run off its end answers SECCOMP_RET_KILL_PROCESS.
+ */
+struct seccomp_data;
+uint32_t filter_eval(const struct sock_fprog *prog,
+		     const struct seccomp_data *d);
+
+/*
  * In the forked child, before exec: async-signal-safe, no allocation.
  * PR_SET_NO_NEW_PRIVS only if the process lacks CAP_SYS_ADMIN (a root
  * supervisor keeps setuid semantics for its command), then

@@ -8,6 +8,10 @@
  *   deny  the call fails with EPERM (audit_deny) and is recorded
  *   kill  recorded, then the whole tree is ended (exit 123)
  *
+ * Which call it is comes from the kernel (arch, number, arguments) and
+ * corral's own filter, never from the stop's data (audit.h); a call that
+ * cannot be judged is refused and recorded, never resumed as is.
+ *
  * bubblewrap's own setup (tasks marked setup) needs unshare, clone with
  * namespace flags and mount; those are recorded and always allowed, or
  * --sandbox could never start. Calls aimed at corral itself are refused
@@ -41,14 +45,25 @@ static bool is_member_pgrp(pid_t pgid, void *arg)
 
 void engine_seccomp(struct corral *c, struct task *t)
 {
-	unsigned long msg = 0;
-	if (sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
-		return; /* killed mid-stop */
 	struct audit_tree_ops ops = {is_member, is_member_pgrp, c};
 	struct audit_call call;
-	if (audit_inspect(c->sys, t->tid, msg, &ops, &call) < 0) {
+	int r = audit_inspect(c->sys, t->tid, &c->filter, &ops, &call);
+	if (r == -ESRCH)
+		return; /* killed mid-stop: its exit comes as an event */
+	if (r == AUDIT_NOT_OURS) {
+		/* A member's own filter stopped a call ours lets run. */
 		engine_resume(c, t, 0);
 		return;
+	}
+	if (r < 0) {
+		/*
+		 * Fail closed: a call we cannot judge does not run. If even
+		 * that fails, the task does not live on with it.
+		 */
+		int e = audit_deny(c->sys, t->tid, call.refuse_errno);
+		if (e < 0 && e != -ESRCH)
+			c->sys->kill(c->sys->ctx, t->tgid, SIGKILL);
+		call.denied = true;
 	}
 	enum corral_escape_mode mode = c->cfg.escape;
 	const char *verdict;

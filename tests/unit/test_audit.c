@@ -19,6 +19,7 @@
 /* After <sys/ptrace.h>. */
 #include <linux/audit.h>
 #include <linux/ptrace.h>
+#include <linux/seccomp.h>
 
 #include <cmocka.h>
 
@@ -226,15 +227,15 @@ static void test_pidfd_send_signal(void **state)
 	struct audit_call c;
 
 	x.fd_target = 150;
-	assert_int_equal(audit_decode(&si, 0, &x, &tree, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &x, &tree, &c), 0);
 	assert_string_equal(c.text,
 			    "pidfd_send_signal(5, SIGKILL, 0, 0) [pid 150]");
 	assert_false(c.escape);
 	x.fd_target = GUARD;
-	assert_int_equal(audit_decode(&si, 0, &x, &tree, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &x, &tree, &c), 0);
 	assert_true(c.guard);
 	x.fd_target = 0; /* unknown: cannot vouch for it */
-	assert_int_equal(audit_decode(&si, 0, &x, &tree, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &x, &tree, &c), 0);
 	assert_true(c.escape);
 	assert_false(c.guard);
 }
@@ -316,7 +317,7 @@ static void test_compat_args(void **state)
 		mk(FILTER_RULE_KILL, 0xffffffff00000096ULL, SIGTERM, 0, 0);
 	si.arch = AUDIT_ARCH_I386;
 	struct audit_call c;
-	assert_int_equal(audit_decode(&si, 0, &ctx, &tree, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &ctx, &tree, &c), 0);
 	assert_int_equal(c.args[0], 150);
 	assert_string_equal(c.text, "kill(150, SIGTERM)");
 	assert_false(c.escape);
@@ -329,7 +330,7 @@ static void test_bad_input(void **state)
 	assert_int_equal(audit_decode(&si, FILTER_RULE__COUNT, &ctx, &tree, &c),
 			 -EINVAL);
 	si.seccomp.ret_data = 0;
-	assert_int_equal(audit_decode(&si, 0, &ctx, &tree, &c), -EINVAL);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &ctx, &tree, &c), -EINVAL);
 	si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
 	si.op = PTRACE_SYSCALL_INFO_ENTRY;
 	assert_int_equal(audit_decode(&si, FILTER_RULE_SETSID, &ctx, &tree, &c),
@@ -337,15 +338,15 @@ static void test_bad_input(void **state)
 	/* a member's own filter TRACEs write() with our setsid data */
 	si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
 	si.seccomp.nr = SYS_write;
-	assert_int_equal(audit_decode(&si, 0, &ctx, &tree, &c), -EPROTO);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &ctx, &tree, &c), -EPROTO);
 	/* no tree, no context: still decodes, conservatively */
 	si = mk(FILTER_RULE_KILL, 150, SIGTERM, 0, 0);
-	assert_int_equal(audit_decode(&si, 0, NULL, NULL, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, NULL, NULL, &c), 0);
 	assert_true(c.escape);
 	/* the text is bounded */
 	si = mk(FILTER_RULE_MOUNT, ~0ULL, ~0ULL, ~0ULL, ~0ULL);
 	si.seccomp.args[4] = ~0ULL;
-	assert_int_equal(audit_decode(&si, 0, &ctx, &tree, &c), 0);
+	assert_int_equal(audit_decode(&si, si.seccomp.ret_data, &ctx, &tree, &c), 0);
 	assert_true(strlen(c.text) < sizeof(c.text));
 }
 
@@ -385,16 +386,29 @@ static long fake_ptrace(void *ctxp, int req, pid_t pid, void *addr,
 	return -EINVAL;
 }
 
+/* corral's own filter, built as corral_new() builds it, guarding us. */
+static struct sock_fprog prog_for(enum corral_escape_mode mode)
+{
+	struct filter_params p = {
+		.guard_pid = getpid(),
+		.guard_pgid = getpgrp(),
+		.escape = mode,
+	};
+	struct sock_fprog prog;
+	assert_int_equal(filter_build(&p, &prog), 0);
+	return prog;
+}
+
 static void test_inspect_refuses_supervisor(void **state)
 {
 	struct script s;
+	struct sock_fprog prog = prog_for(CORRAL_ESCAPE_LOG);
 	memset(&s, 0, sizeof(s));
 	/* audit_inspect's guard is the caller: this test process. */
 	s.si = mk(FILTER_RULE_KILL, (uint64_t)getpid(), SIGKILL, 0, 0);
 	struct corral_sys sys = {.ptrace = fake_ptrace, .ctx = &s};
 	struct audit_call c;
-	assert_int_equal(audit_inspect(&sys, 150, FILTER_RULE_KILL, &tree, &c),
-			 0);
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), 0);
 	assert_true(c.guard);
 #ifdef __x86_64__
 	assert_true(c.denied);
@@ -406,23 +420,170 @@ static void test_inspect_refuses_supervisor(void **state)
 	/* inside the tree: decoded, left alone */
 	memset(&s, 0, sizeof(s));
 	s.si = mk(FILTER_RULE_KILL, 150, SIGTERM, 0, 0);
-	assert_int_equal(audit_inspect(&sys, 151, 0, &tree, &c), 0);
+	assert_int_equal(audit_inspect(&sys, 151, &prog, &tree, &c), 0);
 	assert_false(c.escape);
 	assert_false(c.denied);
 	assert_int_equal(s.setregs, 0);
+	filter_release(&prog);
 }
 
 static void test_inspect_task_gone(void **state)
 {
 	struct script s;
+	struct sock_fprog prog = prog_for(CORRAL_ESCAPE_LOG);
 	memset(&s, 0, sizeof(s));
 	s.fail = -ESRCH;
 	struct corral_sys sys = {.ptrace = fake_ptrace, .ctx = &s};
 	struct audit_call c;
-	assert_int_equal(audit_inspect(&sys, 150, FILTER_RULE_SETSID, &tree,
-				       &c),
-			 -ESRCH);
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), -ESRCH);
 	assert_int_equal(audit_deny(&sys, 150, 0), -EINVAL);
+	filter_release(&prog);
+}
+
+/*
+ * A member's own filter returns SECCOMP_RET_TRACE with data of its choice
+ * (the kernel reports the newest filter's data): the call is judged by
+ * what it is, never by that data.
+ */
+static void test_inspect_forged_data(void **state)
+{
+	struct script s;
+	struct sock_fprog prog = prog_for(CORRAL_ESCAPE_DENY);
+	struct corral_sys sys = {.ptrace = fake_ptrace, .ctx = &s};
+	struct audit_call c;
+	static const unsigned long forged[] = {
+		0, FILTER_RULE_PRCTL, FILTER_RULE_KILL, FILTER_RULE__COUNT,
+		0xfff, 0xffff,
+	};
+	for (size_t i = 0; i < sizeof(forged) / sizeof(*forged); i++) {
+		memset(&s, 0, sizeof(s));
+		s.si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
+		s.si.seccomp.ret_data = (uint32_t)forged[i];
+		assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), 0);
+		assert_string_equal(c.name, "setsid");
+		assert_string_equal(c.text, "setsid()");
+		assert_true(c.escape);
+	}
+	/* kill(corral) with the data of a harmless rule: still refused */
+	memset(&s, 0, sizeof(s));
+	s.si = mk(FILTER_RULE_KILL, (uint64_t)getpid(), SIGSTOP, 0, 0);
+	s.si.seccomp.ret_data = FILTER_RULE_SETPGID;
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), 0);
+	assert_true(c.guard);
+#ifdef __x86_64__
+	assert_true(c.denied);
+	assert_int_equal((long long)s.regs.rax, -EPERM);
+#endif
+	/* a call corral lets run, stopped by the member's filter with our
+	 * kill rule's data: not ours, not decoded as kill */
+	memset(&s, 0, sizeof(s));
+	s.si = mk(FILTER_RULE_NONE, 0, 0, 0, 0);
+	s.si.seccomp.nr = SYS_getppid;
+	s.si.seccomp.ret_data = FILTER_RULE_KILL;
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c),
+			 AUDIT_NOT_OURS);
+	assert_int_equal(s.setregs, 0);
+	/* a signal 0 probe: our filter lets it run untraced */
+	s.si = mk(FILTER_RULE_KILL, 4242, 0, 0, 0);
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c),
+			 AUDIT_NOT_OURS);
+	filter_release(&prog);
+}
+
+/* What cannot be judged is refused: an unknown architecture, a failed
+ * info call, a stop that is not a seccomp stop. */
+static void test_inspect_unjudged(void **state)
+{
+	struct script s;
+	struct sock_fprog prog = prog_for(CORRAL_ESCAPE_LOG);
+	struct corral_sys sys = {.ptrace = fake_ptrace, .ctx = &s};
+	struct audit_call c;
+
+	memset(&s, 0, sizeof(s));
+	s.si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
+	s.si.arch = 0x12345678; /* no such ABI */
+	assert_true(audit_inspect(&sys, 150, &prog, &tree, &c) < 0);
+	assert_int_equal(c.refuse_errno, ENOSYS);
+	assert_non_null(strstr(c.why, "cannot judge"));
+	assert_non_null(strstr(c.text, "arch 0x12345678"));
+
+	memset(&s, 0, sizeof(s));
+	s.fail = -EIO;
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), -EIO);
+	assert_int_equal(c.refuse_errno, ENOSYS);
+	assert_true(c.escape);
+
+	memset(&s, 0, sizeof(s));
+	s.si = mk(FILTER_RULE_SETSID, 0, 0, 0, 0);
+	s.si.op = PTRACE_SYSCALL_INFO_ENTRY;
+	assert_true(audit_inspect(&sys, 150, &prog, &tree, &c) < 0);
+	assert_int_equal(c.refuse_errno, ENOSYS);
+	filter_release(&prog);
+}
+
+#ifdef __x86_64__
+/* An i386 call (int 0x80) is judged by its own numbers: kill is 37. */
+static void test_inspect_i386(void **state)
+{
+	struct script s;
+	struct sock_fprog prog = prog_for(CORRAL_ESCAPE_LOG);
+	struct corral_sys sys = {.ptrace = fake_ptrace, .ctx = &s};
+	struct audit_call c;
+	memset(&s, 0, sizeof(s));
+	s.si = mk(FILTER_RULE_KILL, 0xffffffff00001092ULL, SIGTERM, 0, 0);
+	s.si.arch = AUDIT_ARCH_I386;
+	s.si.seccomp.nr = 37;
+	s.si.seccomp.ret_data = 0xabc;
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c), 0);
+	assert_string_equal(c.text, "kill(4242, SIGTERM)");
+	assert_true(c.escape);
+	/* i386's 20 is getpid: not ours, whatever x86_64's 20 is */
+	s.si.seccomp.nr = 20;
+	assert_int_equal(audit_inspect(&sys, 150, &prog, &tree, &c),
+			 AUDIT_NOT_OURS);
+	filter_release(&prog);
+}
+#endif
+
+/* filter_eval() agrees with the rules the filter was built from. */
+static void test_filter_eval(void **state)
+{
+	struct sock_fprog off = prog_for(CORRAL_ESCAPE_OFF);
+	struct sock_fprog log = prog_for(CORRAL_ESCAPE_LOG);
+	struct seccomp_data d = {.arch = AUDIT_ARCH_X86_64};
+#ifdef __x86_64__
+	d.nr = SYS_getpid;
+	assert_int_equal(filter_eval(&off, &d), SECCOMP_RET_ALLOW);
+	d.nr = SYS_kill;
+	d.args[0] = (uint64_t)getpid();
+	d.args[1] = SIGSTOP;
+	assert_int_equal(filter_eval(&off, &d), SECCOMP_RET_ERRNO | EPERM);
+	assert_int_equal(filter_eval(&log, &d),
+			 SECCOMP_RET_TRACE | FILTER_RULE_KILL);
+	d.args[1] = 0; /* a probe is not traced */
+	assert_int_equal(filter_eval(&log, &d), SECCOMP_RET_ALLOW);
+	d.nr = SYS_seccomp;
+	d.args[0] = SECCOMP_SET_MODE_FILTER;
+	d.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	assert_int_equal(filter_eval(&log, &d), SECCOMP_RET_ERRNO | EPERM);
+	d.args[1] = 0; /* a filter without a listener is fine */
+	assert_int_equal(filter_eval(&log, &d), SECCOMP_RET_ALLOW);
+	d.nr = SYS_clone;
+	d.args[0] = CLONE_NEWNS;
+	assert_int_equal(filter_eval(&log, &d),
+			 SECCOMP_RET_TRACE | FILTER_RULE_CLONE_NS);
+	d.args[0] = CLONE_NEWNS | CLONE_UNTRACED;
+	assert_int_equal(filter_eval(&log, &d), SECCOMP_RET_ERRNO | EPERM);
+	d.arch = 0x12345678;
+	assert_int_equal(filter_eval(&log, &d), SECCOMP_RET_KILL_PROCESS);
+#endif
+	/* no program, or one that runs off its end */
+	assert_int_equal(filter_eval(NULL, &d), SECCOMP_RET_KILL_PROCESS);
+	struct sock_filter nop[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0)};
+	struct sock_fprog bad = {1, nop};
+	assert_int_equal(filter_eval(&bad, &d), SECCOMP_RET_KILL_PROCESS);
+	filter_release(&off);
+	filter_release(&log);
 }
 
 int main(void)
@@ -442,6 +603,12 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_inspect_refuses_supervisor),
 		cmocka_unit_test(test_inspect_task_gone),
+		cmocka_unit_test(test_inspect_forged_data),
+		cmocka_unit_test(test_inspect_unjudged),
+#ifdef __x86_64__
+		cmocka_unit_test(test_inspect_i386),
+#endif
+		cmocka_unit_test(test_filter_eval),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -361,7 +361,6 @@ static void run_traced(enum traced_call what, bool deny,
 			_exit(248);
 		_exit(0);
 	}
-	filter_release(&prog);
 	close(go[0]);
 	close(back[1]);
 	assert_int_equal(ptrace(PTRACE_SEIZE, pid, NULL,
@@ -383,13 +382,9 @@ static void run_traced(enum traced_call what, bool deny,
 		assert_true(WIFSTOPPED(st));
 		int sig = 0;
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
-			unsigned long msg = 0;
-			assert_int_equal(ptrace(PTRACE_GETEVENTMSG, pid, NULL,
-						&msg),
-					 0);
 			struct audit_tree_ops tree = {.is_member = no_members};
 			assert_int_equal(audit_inspect(&corral_sys_real, pid,
-						       msg, &tree, &res->call),
+						       &prog, &tree, &res->call),
 					 0);
 			if (deny)
 				assert_int_equal(audit_deny(&corral_sys_real,
@@ -404,6 +399,7 @@ static void run_traced(enum traced_call what, bool deny,
 				 0);
 	}
 	assert_true(seen);
+	filter_release(&prog);
 	int r[2];
 	assert_int_equal(read(back[0], r, sizeof(r)), sizeof(r));
 	close(back[0]);
