@@ -301,8 +301,13 @@ struct corral_config {
 			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members);
 			     served while corral_step()/corral_wait() sleep
 			     (with corral_fd(), only when a step runs) */
-	/* Added for issue 9: the kernel boundary (default AUTO). */
-	enum corral_boundary boundary;
+	/*
+	 * Added for issue 9: the kernel boundary, an enum corral_boundary
+	 * (default AUTO). 64 bits wide so the struct ends without padding: a
+	 * later field must not fall into bytes this library counts as its own
+	 * (abi.c refuses only non-zero bytes past sizeof).
+	 */
+	int64_t boundary;
 
 	/* New fields here, above the test block, with their default. */
 #ifdef CORRAL_TEST_GROW

@@ -248,7 +248,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	}
 	/* The kernel boundary: before anything is started, so that
 	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
-	r = landlock_plan(cfg->boundary, cfg->sandbox.enabled, &c->boundary,
+	r = landlock_plan((enum corral_boundary)cfg->boundary, cfg->sandbox.enabled, &c->boundary,
 			  err, errlen);
 	if (r < 0) {
 		struct corral_event start = {.type = CORRAL_EV_START,
