@@ -13,7 +13,7 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := libseccomp libunwind-ptrace
+PKGS    := libseccomp libunwind-ptrace yajl
 CFLAGS  ?= -O2 -g
 # -fvisibility=hidden: the library exports what include/corral.h declares
 # and nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
@@ -28,9 +28,10 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
-        gcc make jq python3 binutils dpkg-dev debhelper lintian
+        gcc make jq python3 binutils dpkg-dev debhelper lintian \
+        libyajl-dev chromium
 
-LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c))
+LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -69,9 +70,17 @@ $(BUILD)/obj/cli/%.o: cli/%.c include/corral.h $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CLI_INC) -c -o $@ $<
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h sandbox/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h sandbox/*.h report/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -c -o $@ $<
+
+# The report's HTML template (report/timeline.html) is compiled in as a C
+# string literal: one line of the file per line of the literal.
+$(BUILD)/gen/timeline_html.inc: report/timeline.html
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(BUILD)/obj/report/html.o: $(BUILD)/gen/timeline_html.inc
+$(BUILD)/obj/report/html.o: override CFLAGS += -I$(BUILD)/gen
 
 # For the CLI and the unit tests, which use internal functions too.
 $(BUILD)/libcorral.a: $(LIB_OBJ)

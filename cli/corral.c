@@ -26,6 +26,7 @@
 #include "options.h"
 
 int corral_probe_main(int argc, char **argv);
+int corral_report_main(int argc, char **argv);
 
 static const char *prog = "corral";
 
@@ -562,6 +563,8 @@ int main(int argc, char **argv)
 		return cmd_ps(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "probe"))
 		return corral_probe_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return corral_report_main(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
 		die_usage("unrecognized option '%s'", argv[1]);
 	die_usage("unknown command '%s'", argv[1]);

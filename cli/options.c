@@ -95,6 +95,7 @@ void cli_usage_short(FILE *f)
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       corral ps [--stacks] PID\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
+	      "       corral report [OPTIONS] JOURNAL|-\n"
 	      "Try 'corral --help' for more information.\n",
 	      f);
 }
@@ -104,6 +105,8 @@ void cli_help(FILE *f)
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       corral ps [--stacks] PID\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
+	      "       corral report [--tree] [--format text|md|json] [--perfetto OUT]\n"
+	      "                     [--html OUT] JOURNAL|-   (corral report --help)\n"
 	      "       corral --help | --version\n"
 	      "\n"
 	      "Run COMMAND and supervise every process and thread it creates:\n"

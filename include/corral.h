@@ -102,6 +102,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -573,6 +574,44 @@ char *corral_escape(const char *s);
  * and reads the text of corral_tree_text(LIVE[|STACKS]) until EOF.
  */
 #define CORRAL_LIVE_SOCKET_FMT "corral/live/%d"
+
+/*
+ * Reports (report/, docs/report.md): read a journal afterwards, on any
+ * machine, and show the run. A report reads the journal only, never a
+ * live supervisor. Any schema corral wrote is accepted; a tail cut by a
+ * killed corral is noted and the rest shown (corral_report_note()).
+ */
+struct corral_report;
+
+enum corral_report_format {
+	CORRAL_REPORT_TEXT, /* for a terminal */
+	CORRAL_REPORT_MD,   /* Markdown, e.g. a CI step summary */
+	CORRAL_REPORT_JSON, /* for programs */
+};
+
+/*
+ * Read the journal from fd (to its end) or from a buffer. name is what
+ * messages call it. -EINVAL: not a journal, or a line that cannot be
+ * read; errbuf names the line. -EIO, -ENOMEM: reading failed.
+ */
+int corral_report_load(int fd, const char *name, struct corral_report **out,
+		       char *errbuf, size_t errlen);
+int corral_report_load_buffer(const char *buf, size_t len, const char *name,
+			      struct corral_report **out, char *errbuf,
+			      size_t errlen);
+/* The summary; the process tree (as `corral run --tree` prints it). */
+int corral_report_summary(const struct corral_report *r, FILE *f,
+			  enum corral_report_format fmt);
+int corral_report_tree(const struct corral_report *r, FILE *f);
+/* Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing. */
+int corral_report_perfetto(const struct corral_report *r, FILE *f);
+/* One self-contained HTML page with the run as a timeline. */
+int corral_report_html(const struct corral_report *r, FILE *f);
+/* Note i about the journal (cut tail, unknown events...), NULL past the
+ * last; *line is the line it is about, 0 for the whole journal. */
+const char *corral_report_note(const struct corral_report *r, size_t i,
+			       unsigned long *line);
+void corral_report_free(struct corral_report *r);
 
 #pragma GCC visibility pop
 

@@ -1,0 +1,171 @@
+/*
+ * report.c - `corral report`: a thin client of corral_report_* (report/).
+ *
+ *   corral report [--tree] [--format text|md|json] [--json]
+ *                 [--perfetto OUT] [--html OUT] JOURNAL|-
+ *
+ * Exit status: 0; 2 when the journal cannot be read (the message names the
+ * line); 125 for bad usage or an output file that cannot be written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corral.h"
+
+int corral_report_main(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+	fputs("Usage: corral report [OPTIONS] JOURNAL|-\n"
+	      "\n"
+	      "Show a run from its journal (corral run -j): a summary on\n"
+	      "stdout, or the process tree, and/or write a Perfetto trace\n"
+	      "or an HTML timeline.\n"
+	      "\n"
+	      "  --tree             print the process tree, as run --tree does\n"
+	      "  --format FMT       summary as text (default), md or json\n"
+	      "  --json             same as --format json\n"
+	      "  --perfetto FILE    write a Chrome trace-event JSON file\n"
+	      "                     (ui.perfetto.dev, chrome://tracing)\n"
+	      "  --html FILE        write a self-contained HTML timeline\n"
+	      "  -q, --quiet        no summary (with --perfetto or --html)\n"
+	      "\n"
+	      "Exit status: 0; 2 the journal cannot be read; 125 bad usage.\n",
+	      f);
+}
+
+static int bad_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "corral: report: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	fprintf(stderr, "Try 'corral report --help' for more information.\n");
+	return CORRAL_EXIT_INTERNAL;
+}
+
+static int write_out(const struct corral_report *r, const char *path,
+		     int (*fn)(const struct corral_report *, FILE *))
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "corral: report: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	int e = fn(r, f);
+	if (f != stdout) {
+		if (fclose(f) && !e)
+			e = -errno;
+	} else if (fflush(f) && !e) {
+		e = -errno;
+	}
+	if (e) {
+		fprintf(stderr, "corral: report: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int corral_report_main(int argc, char **argv)
+{
+	enum { O_PERFETTO = 256, O_HTML, O_FORMAT, O_JSON };
+	static const struct option opts[] = {
+		{"tree", no_argument, NULL, 't'},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"json", no_argument, NULL, O_JSON},
+		{"perfetto", required_argument, NULL, O_PERFETTO},
+		{"html", required_argument, NULL, O_HTML},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	bool tree = false, quiet = false;
+	enum corral_report_format fmt = CORRAL_REPORT_TEXT;
+	const char *perfetto = NULL, *html = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			tree = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case O_JSON:
+			fmt = CORRAL_REPORT_JSON;
+			break;
+		case O_FORMAT:
+			if (!strcmp(optarg, "text"))
+				fmt = CORRAL_REPORT_TEXT;
+			else if (!strcmp(optarg, "md"))
+				fmt = CORRAL_REPORT_MD;
+			else if (!strcmp(optarg, "json"))
+				fmt = CORRAL_REPORT_JSON;
+			else
+				return bad_usage("unknown format", optarg);
+			break;
+		case O_PERFETTO:
+			perfetto = optarg;
+			break;
+		case O_HTML:
+			html = optarg;
+			break;
+		default:
+			return bad_usage("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage(optind < argc ? "one journal only"
+					       : "which journal? (- for stdin)",
+				 NULL);
+	const char *path = argv[optind];
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
+				   : STDIN_FILENO;
+	if (fd < 0) {
+		fprintf(stderr, "corral: report: cannot open %s: %s\n", path,
+			strerror(errno));
+		return 2;
+	}
+	char err[512];
+	struct corral_report *r;
+	int e = corral_report_load(fd, strcmp(path, "-") ? path : "(stdin)",
+				   &r, err, sizeof(err));
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (e < 0) {
+		fprintf(stderr, "corral: report: %s: %s\n", path,
+			*err ? err : strerror(-e));
+		return 2;
+	}
+	unsigned long line;
+	const char *note;
+	for (size_t i = 0; (note = corral_report_note(r, i, &line)); i++) {
+		if (line)
+			fprintf(stderr, "corral: report: %s: line %lu: %s\n",
+				path, line, note);
+		else
+			fprintf(stderr, "corral: report: %s: %s\n", path, note);
+	}
+	int rc = 0;
+	if (perfetto && write_out(r, perfetto, corral_report_perfetto) < 0)
+		rc = CORRAL_EXIT_INTERNAL;
+	if (html && write_out(r, html, corral_report_html) < 0)
+		rc = CORRAL_EXIT_INTERNAL;
+	if (tree)
+		corral_report_tree(r, stdout);
+	else if (!quiet)
+		corral_report_summary(r, stdout, fmt);
+	if (fflush(stdout))
+		rc = CORRAL_EXIT_INTERNAL;
+	corral_report_free(r);
+	return rc;
+}

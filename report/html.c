@@ -1,0 +1,99 @@
+/*
+ * html.c - one self-contained HTML page: the template report/timeline.html
+ * (embedded at build time as a C string, see the Makefile) with the run's
+ * data put where the template says CORRAL_DATA, as JSON. Strings in the
+ * data escape '<', '>' and '&', so no journal content can close the
+ * <script> element it sits in.
+ */
+#include <string.h>
+
+#include "report.h"
+
+static const char template_html[] =
+#include "timeline_html.inc"
+	;
+
+#define MARKER "/*CORRAL_DATA*/null"
+
+static void proc_row(const struct corral_report *m, FILE *f, int i)
+{
+	const struct rproc *p = &m->procs[i];
+	const struct rexec *x = rpt_exec_of(m, i);
+	char name[128], how[64];
+	rpt_proc_name(m, i, name, sizeof(name));
+	rpt_proc_end_text(m, i, how, sizeof(how));
+	fprintf(f, "[%d,%d,", p->pid, p->parent);
+	out_num(f, p->born);
+	fputc(',', f);
+	if (p->has_exit)
+		out_num(f, p->ended);
+	else
+		fputs("-1", f);
+	fprintf(f, ",%d,", p->how);
+	out_json_str(f, name, strlen(name), OUT_JSON);
+	fputc(',', f);
+	if (x)
+		out_argv_json(f, x->argv, x->argv_len, x->argc, OUT_JSON);
+	else
+		fputs("[]", f);
+	fputc(',', f);
+	if (x && x->path)
+		out_json_str(f, x->path, strlen(x->path), OUT_JSON);
+	else
+		fputs("null", f);
+	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu]", p->nspid, how,
+		p->nthreads, p->nexecs, p->exit_extra ? p->exit_extra : "null",
+		p->setup, p->forks, p->line);
+}
+
+static void data(const struct corral_report *m, FILE *f)
+{
+	fputs("{\"summary\":", f);
+	corral_report_summary(m, f, CORRAL_REPORT_JSON);
+	fputs(",\"t1\":", f);
+	out_num(f, m->has_end ? m->end_t : m->t_last);
+	fputs(",\"ending\":", f);
+	if (m->has_ending)
+		out_num(f, m->ending_t);
+	else
+		fputs("null", f);
+	fputs(",\"procs\":[", f);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (i)
+			fputs(",\n", f);
+		proc_row(m, f, (int)i);
+	}
+	fputs("],\"marks\":[", f);
+	bool first = true;
+	for (size_t i = 0; i < m->nmarks; i++) {
+		const struct rmark *k = &m->marks[i];
+		if (k->kind == MK_CONT)
+			continue;
+		fprintf(f, "%s[%d,", first ? "" : ",\n", k->proc);
+		first = false;
+		out_num(f, k->t);
+		fprintf(f, ",%d,%d,", k->kind, k->tid);
+		if (k->text)
+			out_json_str(f, k->text, strlen(k->text), OUT_JSON);
+		else
+			fputs("null", f);
+		fputc(',', f);
+		if (k->extra)
+			out_json_str(f, k->extra, strlen(k->extra), OUT_JSON);
+		else
+			fputs("null", f);
+		fprintf(f, ",%lu]", k->line);
+	}
+	fputs("]}", f);
+}
+
+int corral_report_html(const struct corral_report *m, FILE *f)
+{
+	const char *at = strstr(template_html, MARKER);
+	if (!at)
+		return -22; /* a template without the marker: a build bug */
+	fwrite(template_html, 1, (size_t)(at - template_html), f);
+	data(m, f);
+	fputs(at + strlen(MARKER), f);
+	return ferror(f) ? -5 : 0;
+}

@@ -1,0 +1,812 @@
+/*
+ * model.c - from journal events to a run: processes with their lineage,
+ * execs, threads, marks (signals, stops, escapes, stacks...) and the
+ * ending. Memory grows with the number of processes, threads and marks,
+ * never with the size of a line or of the file.
+ *
+ * Reading is tolerant where a journal can honestly look odd (keys and
+ * events this reader does not know, a task seen before its fork event, a
+ * tail cut by a killed corral) and strict where it cannot be a corral
+ * journal (not JSON, no start line, an absurd line): that is bad input.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ------------------------------------------------------------ pidmap */
+
+static size_t hash(int k, size_t cap)
+{
+	return ((uint32_t)k * 2654435761u) & (cap - 1);
+}
+
+static int pm_get(const struct pidmap *m, int k)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->key[i] == 0)
+			return -1;
+		if (m->key[i] == k)
+			return m->val[i];
+	}
+}
+
+static int pm_put(struct pidmap *m, int k, int v)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		int *key = calloc(cap, sizeof(int)), *val = calloc(cap, sizeof(int));
+		if (!key || !val) {
+			free(key);
+			free(val);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->key[i])
+				continue;
+			size_t j = hash(m->key[i], cap);
+			while (key[j])
+				j = (j + 1) & (cap - 1);
+			key[j] = m->key[i];
+			val[j] = m->val[i];
+		}
+		free(m->key);
+		free(m->val);
+		m->key = key;
+		m->val = val;
+		m->cap = cap;
+	}
+	size_t i = hash(k, m->cap);
+	while (m->key[i] && m->key[i] != k)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->key[i])
+		m->n++;
+	m->key[i] = k;
+	m->val[i] = v;
+	return 0;
+}
+
+int rpt_thread_index(const struct corral_report *m, int tid)
+{
+	return pm_get(&m->threadmap, tid);
+}
+
+/* ---------------------------------------------------------- helpers */
+
+#define GROW(arr, n, cap)                                                   \
+	((n) < (cap) ? 0                                                    \
+		     : grow((void **)&(arr), &(cap), sizeof(*(arr))))
+
+static int grow(void **p, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+void rpt_note(struct corral_report *m, unsigned long line, const char *fmt,
+	      ...)
+{
+	/* a journal with a million odd lines must not make a million notes */
+	if (m->nnotes >= 100 || GROW(m->notes, m->nnotes, m->notes_cap)) {
+		m->notes_dropped++;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		m->notes_dropped++;
+		return;
+	}
+	m->notes[m->nnotes++] = (struct rnote){.line = line, .msg = s};
+}
+
+bool rpt_line_altered(struct corral_report *m, unsigned long line,
+		      const char *bytes, size_t len)
+{
+	/*
+	 * The hook for the journal's chain check (issue 10: an "h" key per
+	 * line, `corral verify`). When the library offers a verify API that
+	 * can be fed line by line, call it here; a line it rejects is then
+	 * shown and marked (MK_ALTERED), never dropped.
+	 */
+	(void)m;
+	(void)line;
+	(void)bytes;
+	(void)len;
+	return false;
+}
+
+/* A string array (argv) as NUL-separated bytes. */
+static char *strv(const struct jdoc *d, const struct jnode *a, size_t *len,
+		  int *argc)
+{
+	*len = 0;
+	*argc = 0;
+	if (!a || a->type != J_ARR)
+		return NULL;
+	size_t n = 0;
+	for (int32_t i = a->first; i >= 0; i = d->n[i].next)
+		if (d->n[i].type == J_STR)
+			n += d->n[i].slen + 1;
+	char *s = malloc(n ? n : 1), *o = s;
+	if (!s)
+		return NULL;
+	for (int32_t i = a->first; i >= 0; i = d->n[i].next) {
+		const struct jnode *e = &d->n[i];
+		if (e->type != J_STR)
+			continue;
+		memcpy(o, d->strs + e->s, e->slen);
+		o += e->slen;
+		*o++ = 0;
+		(*argc)++;
+	}
+	*len = n ? n - 1 : 0;
+	return s;
+}
+
+/* Serialise a node back to JSON (the keys the model does not use). */
+static void dump(FILE *f, const struct jdoc *d, const struct jnode *n)
+{
+	switch (n->type) {
+	case J_NULL:
+		fputs("null", f);
+		break;
+	case J_BOOL:
+		fputs(n->b ? "true" : "false", f);
+		break;
+	case J_NUM:
+		fwrite(d->strs + n->s, 1, n->slen, f);
+		break;
+	case J_STR:
+		out_json_str(f, d->strs + n->s, n->slen, OUT_JSON);
+		break;
+	case J_ARR:
+	case J_OBJ:
+		fputc(n->type == J_ARR ? '[' : '{', f);
+		for (int32_t i = n->first; i >= 0; i = d->n[i].next) {
+			if (i != n->first)
+				fputc(',', f);
+			if (n->type == J_OBJ) {
+				out_json_str(f, d->strs + d->n[i].key,
+					     d->n[i].klen, OUT_JSON);
+				fputc(':', f);
+			}
+			dump(f, d, &d->n[i]);
+		}
+		fputc(n->type == J_ARR ? ']' : '}', f);
+		break;
+	}
+}
+
+static bool known(const char *k, size_t kl, const char *const *list)
+{
+	for (; *list; list++)
+		if (strlen(*list) == kl && !memcmp(*list, k, kl))
+			return true;
+	return false;
+}
+
+/* The members of o not in `skip`, as a JSON object text; NULL if none. */
+static char *extra_keys(const struct jdoc *d, const struct jnode *o,
+			const char *const *skip)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	int n = 0;
+	for (int32_t i = o->first; i >= 0; i = d->n[i].next) {
+		const struct jnode *e = &d->n[i];
+		if (known(d->strs + e->key, e->klen, skip))
+			continue;
+		if (!f) {
+			f = open_memstream(&buf, &len);
+			if (!f)
+				return NULL;
+			fputc('{', f);
+		}
+		if (n++)
+			fputc(',', f);
+		out_json_str(f, d->strs + e->key, e->klen, OUT_JSON);
+		fputc(':', f);
+		dump(f, d, e);
+	}
+	if (!f)
+		return NULL;
+	fputc('}', f);
+	fclose(f);
+	return buf;
+}
+
+/* Frames as text, one per line: "func+0xoff (module) ip". */
+static char *frames_text(const struct jdoc *d, const struct jnode *a)
+{
+	if (!a || a->type != J_ARR)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int k = 0;
+	for (int32_t i = a->first; i >= 0; i = d->n[i].next, k++) {
+		const struct jnode *fr = &d->n[i];
+		const char *fn = jd_string(d, fr, "func", NULL);
+		const char *mod = jd_string(d, fr, "module", NULL);
+		const char *ip = jd_string(d, fr, "ip", NULL);
+		double off = 0;
+		bool has_off = jd_num(d, fr, "off", &off);
+		fprintf(f, "%s#%d %s", k ? "\n" : "", k, fn ? fn : "??");
+		if (fn && has_off)
+			fprintf(f, "+0x%lx", (unsigned long)off);
+		if (mod)
+			fprintf(f, " (%s)", mod);
+		if (ip)
+			fprintf(f, " %s", ip);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* ------------------------------------------------------------ model */
+
+static int new_proc(struct corral_report *m, int pid, double t,
+		    unsigned long line)
+{
+	if (GROW(m->procs, m->nprocs, m->procs_cap))
+		return -ENOMEM;
+	int i = (int)m->nprocs++;
+	m->procs[i] = (struct rproc){
+		.pid = pid,
+		.tgid = pid,
+		.parent = -1,
+		.first_child = -1,
+		.next_sibling = -1,
+		.last_child = -1,
+		.born = t,
+		.ended = -1,
+		.ending_at = -1,
+		.first_exec = -1,
+		.last_exec = -1,
+		.line = line,
+	};
+	if (pm_put(&m->procmap, pid, i))
+		return -ENOMEM;
+	return i;
+}
+
+static void link_child(struct corral_report *m, int parent, int child)
+{
+	struct rproc *p = &m->procs[parent], *c = &m->procs[child];
+	c->parent = parent;
+	if (p->last_child >= 0)
+		m->procs[p->last_child].next_sibling = child;
+	else
+		p->first_child = child;
+	p->last_child = child;
+}
+
+/* The process a task belongs to: a process's pid, or a thread's tid. */
+static int proc_of(struct corral_report *m, int tid)
+{
+	int t = pm_get(&m->threadmap, tid);
+	if (t >= 0 && m->threads[t].ended < 0)
+		return m->threads[t].proc;
+	return pm_get(&m->procmap, tid);
+}
+
+/* The process of an event's task, created if this is its first sight. */
+static int proc_for(struct corral_report *m, int pid, int tgid, double t,
+		    unsigned long line)
+{
+	int p = proc_of(m, tgid ? tgid : pid);
+	if (p >= 0)
+		return p;
+	/* the command itself has no fork event: corral spawned it at start */
+	if (m->nprocs == 0)
+		t = m->t_start;
+	return new_proc(m, tgid ? tgid : pid, t, line);
+}
+
+static int add_mark(struct corral_report *m, int kind, double t, int proc,
+		    int tid, unsigned long line)
+{
+	if (GROW(m->marks, m->nmarks, m->marks_cap))
+		return -ENOMEM;
+	int i = (int)m->nmarks++;
+	m->marks[i] = (struct rmark){
+		.t = t, .proc = proc, .tid = tid, .kind = (uint8_t)kind,
+		.line = line};
+	return i;
+}
+
+static int num_i(const struct jdoc *d, const struct jnode *o, const char *k)
+{
+	double v;
+	return jd_num(d, o, k, &v) ? (int)v : 0;
+}
+
+static char *str_dup(const struct jdoc *d, const struct jnode *o,
+		     const char *k)
+{
+	size_t n;
+	const char *s = jd_string(d, o, k, &n);
+	return s ? dupn(s, n) : NULL;
+}
+
+static bool is_crash(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGABRT || sig == SIGSYS ||
+	       sig == SIGTRAP;
+}
+
+static const char *const exit_keys[] = {
+	"event", "t", "pid", "tgid", "ppid", "nspid", "setup", "status",
+	"signal", "signo", "core", "h", NULL};
+
+static const char *const end_keys[] = {
+	"event", "t", "exit_code", "reason", "status", "signal", "signo",
+	"core", "exec_error", "sandbox_failed", "by_signal", "processes",
+	"threads", "execs", "left", "killed", "survivors", "unstopped",
+	"phases", "duration", "escapes", "stacks", "journal_errors", "h",
+	NULL};
+
+static int ev_start(struct corral_report *m, const struct jdoc *d,
+		    const struct jnode *o, double t)
+{
+	double v;
+	m->schema = jd_num(d, o, "schema", &v) ? (int)v : 0;
+	m->version = str_dup(d, o, "version");
+	m->t_start = t;
+	m->corral_pid = num_i(d, o, "pid");
+	if (jd_num(d, o, "timeout", &v))
+		m->timeout = v;
+	m->command = strv(d, jd_get(d, o, "command"), &m->command_len,
+			  &m->command_argc);
+	/* schema 2 names the wall clock; any of these spellings is taken */
+	static const char *const wall[] = {"wall", "wall_clock", "utc",
+					   "time", "date", NULL};
+	for (const char *const *k = wall; *k && !m->wall; k++)
+		m->wall = str_dup(d, o, *k);
+	return 0;
+}
+
+static int ev_create(struct corral_report *m, const struct jdoc *d,
+		     const struct jnode *o, double t, unsigned long line,
+		     bool thread)
+{
+	int pid = num_i(d, o, "pid"), ppid = num_i(d, o, "ppid");
+	int tgid = num_i(d, o, "tgid");
+	if (pid <= 0)
+		return 1;
+	if (thread) {
+		int p = proc_for(m, tgid ? tgid : ppid, 0, t, line);
+		if (p < 0)
+			return p;
+		if (GROW(m->threads, m->nthreads, m->threads_cap))
+			return -ENOMEM;
+		int i = (int)m->nthreads++;
+		m->threads[i] = (struct rthread){
+			.tid = pid, .proc = p, .born = t, .ended = -1};
+		m->procs[p].nthreads++;
+		return pm_put(&m->threadmap, pid, i);
+	}
+	int parent = ppid ? proc_of(m, ppid) : -1;
+	int c = new_proc(m, pid, t, line);
+	if (c < 0)
+		return c;
+	struct rproc *p = &m->procs[c];
+	p->creator = ppid;
+	p->nspid = num_i(d, o, "nspid");
+	const struct jnode *s = jd_get(d, o, "setup");
+	p->setup = s && s->type == J_BOOL && s->b;
+	if (parent >= 0 && parent != c)
+		link_child(m, parent, c);
+	return 0;
+}
+
+static int ev_exec(struct corral_report *m, const struct jdoc *d,
+		   const struct jnode *o, double t, unsigned long line)
+{
+	int pid = num_i(d, o, "pid"), tgid = num_i(d, o, "tgid");
+	int former = num_i(d, o, "former");
+	if (pid <= 0)
+		return 1;
+	if (former && former != pid) {
+		/* the exec'ing thread took the leader's pid; it is gone */
+		int th = pm_get(&m->threadmap, former);
+		if (th >= 0 && m->threads[th].ended < 0)
+			m->threads[th].ended = t;
+	}
+	int p = proc_for(m, pid, tgid, t, line);
+	if (p < 0)
+		return p;
+	if (GROW(m->execs, m->nexecs, m->execs_cap))
+		return -ENOMEM;
+	int e = (int)m->nexecs++;
+	struct rexec *x = &m->execs[e];
+	*x = (struct rexec){.proc = p, .next = -1, .t = t, .former = former};
+	x->path = str_dup(d, o, "path");
+	x->argv = strv(d, jd_get(d, o, "argv"), &x->argv_len, &x->argc);
+	struct rproc *pr = &m->procs[p];
+	if (pr->last_exec >= 0)
+		m->execs[pr->last_exec].next = e;
+	else
+		pr->first_exec = e;
+	pr->last_exec = e;
+	pr->nexecs++;
+	if (!pr->nspid)
+		pr->nspid = num_i(d, o, "nspid");
+	return 0;
+}
+
+static int ev_exit(struct corral_report *m, const struct jdoc *d,
+		   const struct jnode *o, double t, unsigned long line)
+{
+	int pid = num_i(d, o, "pid"), tgid = num_i(d, o, "tgid");
+	if (pid <= 0)
+		return 1;
+	int th = pm_get(&m->threadmap, pid);
+	if (th >= 0 && m->threads[th].ended < 0 && pid != tgid) {
+		m->threads[th].ended = t;
+		return 0;
+	}
+	int p = pm_get(&m->procmap, pid);
+	if (p < 0 || m->procs[p].has_exit) {
+		/* an exit of a task never seen before */
+		p = new_proc(m, pid, t, line);
+		if (p < 0)
+			return p;
+	}
+	struct rproc *pr = &m->procs[p];
+	pr->has_exit = true;
+	pr->ended = t;
+	double v;
+	if (jd_num(d, o, "signo", &v)) {
+		pr->sig = (int)v;
+		const struct jnode *c = jd_get(d, o, "core");
+		pr->core = c && c->type == J_BOOL && c->b;
+	} else {
+		pr->status = num_i(d, o, "status");
+	}
+	pr->exit_extra = extra_keys(d, o, exit_keys);
+	return 0;
+}
+
+static int ev_mark(struct corral_report *m, const struct jdoc *d,
+		   const struct jnode *o, double t, unsigned long line,
+		   int kind)
+{
+	int pid = num_i(d, o, "pid"), tgid = num_i(d, o, "tgid");
+	int p = pid > 0 ? proc_for(m, pid, tgid, t, line) : -1;
+	if (pid > 0 && p < 0)
+		return p;
+	int i = add_mark(m, kind, t, p, pid, line);
+	if (i < 0)
+		return i;
+	struct rmark *k = &m->marks[i];
+	switch (kind) {
+	case MK_SIGNAL:
+	case MK_STOP:
+		k->signo = num_i(d, o, "signo");
+		k->text = str_dup(d, o, "signal");
+		kind == MK_SIGNAL ? m->n_signals++ : m->n_stops++;
+		break;
+	case MK_ESCAPE:
+		/* text: the call, then why, then the frames, one per line */
+		k->extra = str_dup(d, o, "verdict");
+		{
+			char *call = str_dup(d, o, "call");
+			char *why = str_dup(d, o, "why");
+			char *fr = frames_text(d, jd_get(d, o, "frames"));
+			if (asprintf(&k->text, "%s%s%s%s%s", call ? call : "?",
+				     why ? "\n" : "", why ? why : "",
+				     fr ? "\n" : "", fr ? fr : "") < 0)
+				k->text = NULL;
+			free(call);
+			free(why);
+			free(fr);
+		}
+		m->n_escapes++;
+		break;
+	case MK_STACK:
+		k->extra = str_dup(d, o, "why");
+		k->text = frames_text(d, jd_get(d, o, "frames"));
+		{
+			char *err = str_dup(d, o, "error");
+			if (err) {
+				char *s = NULL;
+				if (asprintf(&s, "%s%s(%s)",
+					     k->text ? k->text : "",
+					     k->text ? "\n" : "", err) >= 0) {
+					free(k->text);
+					k->text = s;
+				}
+				free(err);
+			}
+		}
+		if (pid > 0)
+			m->n_stacks++;
+		break;
+	case MK_DENIED:
+		k->text = str_dup(d, o, "detail");
+		if (!k->text)
+			k->text = str_dup(d, o, "call");
+		m->n_denied++;
+		break;
+	case MK_LEFT:
+		if (p >= 0) {
+			m->procs[p].left = true;
+			/* a member that never exec'd: /proc told its argv */
+			if (m->procs[p].first_exec < 0 && jd_get(d, o, "argv"))
+				return ev_exec(m, d, o, t, line);
+		}
+		break;
+	}
+	return 0;
+}
+
+static int ev_end(struct corral_report *m, const struct jdoc *d,
+		  const struct jnode *o, double t)
+{
+	double v;
+	m->has_end = true;
+	m->end_t = t;
+	m->exit_code = num_i(d, o, "exit_code");
+	m->end_reason = str_dup(d, o, "reason");
+	m->end_status = jd_num(d, o, "status", &v) ? (int)v : -1;
+	m->end_sig = num_i(d, o, "signo");
+	m->end_signal = str_dup(d, o, "signal");
+	m->exec_error = str_dup(d, o, "exec_error");
+	m->by_signal = str_dup(d, o, "by_signal");
+	const struct jnode *sf = jd_get(d, o, "sandbox_failed");
+	m->sandbox_failed = sf && sf->type == J_BOOL && sf->b;
+	m->duration = jd_num(d, o, "duration", &v) ? v : t;
+	const struct jnode *ph = jd_get(d, o, "phases");
+	jd_num(d, ph, "grace", &m->phase_grace);
+	jd_num(d, ph, "stop", &m->phase_stop);
+	jd_num(d, ph, "kill", &m->phase_kill);
+	struct {
+		const char *k;
+		long *v;
+	} nums[] = {
+		{"processes", &m->end_processes},
+		{"threads", &m->end_threads},
+		{"execs", &m->end_execs},
+		{"left", &m->end_left},
+		{"killed", &m->end_killed},
+		{"survivors", &m->end_survivors},
+		{"escapes", &m->end_escapes},
+		{"stacks", &m->end_stacks},
+		{"journal_errors", &m->end_journal_errors},
+		{"unstopped", &m->end_unstopped},
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		*nums[i].v = jd_num(d, o, nums[i].k, &v) ? (long)v : 0;
+	m->end_extra = extra_keys(d, o, end_keys);
+	return 0;
+}
+
+static int event(struct corral_report *m, const struct jdoc *d,
+		 const struct jnode *o, const char *ev, double t,
+		 unsigned long line)
+{
+	if (!strcmp(ev, "fork") || !strcmp(ev, "vfork") || !strcmp(ev, "clone"))
+		return ev_create(m, d, o, t, line, false);
+	if (!strcmp(ev, "thread"))
+		return ev_create(m, d, o, t, line, true);
+	if (!strcmp(ev, "exec"))
+		return ev_exec(m, d, o, t, line);
+	if (!strcmp(ev, "exit"))
+		return ev_exit(m, d, o, t, line);
+	if (!strcmp(ev, "signal"))
+		return ev_mark(m, d, o, t, line, MK_SIGNAL);
+	if (!strcmp(ev, "stop"))
+		return ev_mark(m, d, o, t, line, MK_STOP);
+	if (!strcmp(ev, "cont"))
+		return ev_mark(m, d, o, t, line, MK_CONT);
+	if (!strcmp(ev, "escape"))
+		return ev_mark(m, d, o, t, line, MK_ESCAPE);
+	if (!strcmp(ev, "stack")) {
+		if (!jd_get(d, o, "pid")) {
+			char *err = str_dup(d, o, "error");
+			rpt_note(m, line, "stacks: %s", err ? err : "skipped");
+			free(err);
+			return 0;
+		}
+		return ev_mark(m, d, o, t, line, MK_STACK);
+	}
+	if (!strcmp(ev, "denied"))
+		return ev_mark(m, d, o, t, line, MK_DENIED);
+	if (!strcmp(ev, "left"))
+		return ev_mark(m, d, o, t, line, MK_LEFT);
+	if (!strcmp(ev, "ending")) {
+		if (!m->has_ending) {
+			m->has_ending = true;
+			m->ending_t = t;
+			m->ending_reason = str_dup(d, o, "reason");
+			m->ending_signal = str_dup(d, o, "signal");
+		}
+		return 0;
+	}
+	if (!strcmp(ev, "end"))
+		return ev_end(m, d, o, t);
+	if (!strcmp(ev, "snapshot") || !strcmp(ev, "start"))
+		return 0;
+	m->unknown_events++;
+	return 0;
+}
+
+static void finish(struct corral_report *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct rproc *p = &m->procs[i];
+		/* parents come before their children: one pass is enough */
+		p->cmd_exec = p->last_exec;
+		p->forks = 0;
+		if (p->last_exec < 0 && p->parent >= 0) {
+			p->cmd_exec = m->procs[p->parent].cmd_exec;
+			p->forks = m->procs[p->parent].forks + 1;
+		}
+		if (m->has_ending && p->born <= m->ending_t &&
+		    (!p->has_exit || p->ended >= m->ending_t))
+			p->ending_at = m->ending_t;
+		if (p->left)
+			p->how = HOW_LEFT;
+		else if (!p->has_exit)
+			p->how = HOW_UNKNOWN;
+		else if (p->sig && (is_crash(p->sig) || p->core))
+			p->how = HOW_CRASHED;
+		else if (p->sig && p->ending_at >= 0)
+			p->how = HOW_KILLED;
+		else if (p->sig || p->status)
+			p->how = HOW_FAILED;
+		else
+			p->how = HOW_OK;
+		m->how_count[p->how]++;
+	}
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].ended < 0 && m->has_end)
+			m->threads[i].ended = m->end_t;
+}
+
+static const char *status_msg(enum jr_status s)
+{
+	switch (s) {
+	case JR_TOOLONG:
+		return "longer than 64 MiB: not a corral journal";
+	case JR_NOMEM:
+		return "out of memory";
+	default:
+		return "unreadable";
+	}
+}
+
+int rpt_build(struct corral_report *m, struct jreader *r, char *err,
+	      size_t errlen)
+{
+	bool started = false;
+	for (;;) {
+		enum jr_status st = jr_next(r);
+		if (st == JR_EOF)
+			break;
+		if (st == JR_BLANK)
+			continue;
+		unsigned long line = r->line;
+		if (st == JR_CUT && started) {
+			/* corral was killed while writing, or the file was cut */
+			m->cut = true;
+			m->cut_line = line;
+			rpt_note(m, line,
+				 "the journal is cut here (an incomplete last "
+				 "line, ignored): corral was killed or the "
+				 "file was truncated");
+			break;
+		}
+		if (st == JR_BAD || st == JR_CUT) {
+			snprintf(err, errlen, "line %lu: %s", line, r->err);
+			return -EINVAL;
+		}
+		if (st == JR_IOERR) {
+			snprintf(err, errlen, "%s", r->err);
+			return -EIO;
+		}
+		if (st != JR_OK) {
+			snprintf(err, errlen, "line %lu: %s", line,
+				 status_msg(st));
+			return st == JR_NOMEM ? -ENOMEM : -EINVAL;
+		}
+		m->lines = line;
+		const struct jdoc *d = &r->doc;
+		const struct jnode *o = jd_node(d, 0);
+		const char *ev = jd_string(d, o, "event", NULL);
+		double t = 0;
+		if (!o || o->type != J_OBJ || !ev) {
+			snprintf(err, errlen,
+				 "line %lu: not a journal event (a JSON object "
+				 "with an \"event\" string)%s",
+				 line, started ? "" : ": not a corral journal");
+			return -EINVAL;
+		}
+		if (!jd_num(d, o, "t", &t) && strcmp(ev, "start")) {
+			snprintf(err, errlen, "line %lu: event \"%.40s\" has no "
+					      "time (\"t\")",
+				 line, ev);
+			return -EINVAL;
+		}
+		if (!started) {
+			if (strcmp(ev, "start")) {
+				snprintf(err, errlen,
+					 "line %lu: not a corral journal (the "
+					 "first event is \"%.40s\", not "
+					 "\"start\")",
+					 line, ev);
+				return -EINVAL;
+			}
+			started = true;
+			ev_start(m, d, o, t);
+			if (m->schema > CORRAL_JOURNAL_SCHEMA + 1)
+				rpt_note(m, line,
+					 "schema %d is newer than this report "
+					 "knows: what it does not know is "
+					 "ignored",
+					 m->schema);
+			continue;
+		}
+		m->events++;
+		if (t > m->t_last)
+			m->t_last = t;
+		if (rpt_line_altered(m, line, r->lp, r->llen)) {
+			m->altered_lines++;
+			add_mark(m, MK_ALTERED, t, -1, 0, line);
+		}
+		int e = event(m, d, o, ev, t, line);
+		if (e < 0) {
+			snprintf(err, errlen, "line %lu: %s", line,
+				 strerror(-e));
+			return e;
+		}
+		if (e > 0)
+			rpt_note(m, line, "event \"%s\" without a pid: ignored",
+				 ev);
+	}
+	if (!started) {
+		snprintf(err, errlen, "empty: not a corral journal");
+		return -EINVAL;
+	}
+	if (!m->has_end && !m->cut)
+		rpt_note(m, 0,
+			 "no end line: corral was killed (or is still running) "
+			 "after line %lu; what follows is what it wrote",
+			 m->lines);
+	if (m->unknown_events)
+		rpt_note(m, 0, "%lu event(s) of a type this report does not "
+			       "know: ignored",
+			 m->unknown_events);
+	finish(m);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * out.c - writing bytes out again: for a terminal, as JSON (with the
+ * journal's own convention for bytes that are not UTF-8), as argv lists.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp, min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		cp = c & 0x1F;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		cp = c & 0x0F;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		cp = c & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+void out_text(FILE *f, const char *s, size_t n)
+{
+	/* as the live --tree does: a control character must not drive the
+	 * terminal; every other byte is shown as it was */
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+void out_json_str(FILE *f, const char *s, size_t n, int mode)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = u[i];
+		size_t l = utf8_len(u + i, n - i);
+		if (l == 0) {
+			if (mode == OUT_JSON_ASCII)
+				fprintf(f, "\\\\x%02x", c);
+			else
+				fprintf(f, "\\udc%02x", c);
+			i++;
+			continue;
+		}
+		if (l > 1) {
+			fwrite(u + i, 1, l, f);
+			i += l;
+			continue;
+		}
+		i++;
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '<':
+		case '>':
+		case '&':
+			/* the JSON may sit inside a <script> element */
+			fprintf(f, "\\u%04x", c);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void out_argv_text(FILE *f, const char *argv, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (argv[i] == 0)
+			fputc(' ', f);
+		else
+			out_text(f, argv + i, 1);
+}
+
+void out_argv_json(FILE *f, const char *argv, size_t len, int argc,
+		   int mode)
+{
+	fputc('[', f);
+	size_t i = 0;
+	for (int k = 0; argv && k < argc && i <= len; k++) {
+		size_t l = strnlen(argv + i, len - i);
+		if (k)
+			fputc(',', f);
+		out_json_str(f, argv + i, l, mode);
+		i += l + 1;
+	}
+	fputc(']', f);
+}
+
+void out_num(FILE *f, double v)
+{
+	/* microsecond resolution, like the journal, without trailing zeros */
+	char b[64];
+	snprintf(b, sizeof(b), "%.6f", v);
+	char *e = b + strlen(b) - 1;
+	while (e > b && *e == '0')
+		*e-- = 0;
+	if (*e == '.')
+		*e = 0;
+	fputs(b, f);
+}

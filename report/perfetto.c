@@ -1,0 +1,289 @@
+/*
+ * perfetto.c - the run as a Chrome trace-event JSON file ("traceEvents"
+ * array form), which ui.perfetto.dev and chrome://tracing open: a track
+ * per process and per thread, each exec a complete slice (X), instants
+ * (i) for signals, stops, escapes, stacks, left and the ending, and flow
+ * arrows (s/f) from the task that forked to the child.
+ *
+ * Strings go out with bytes that are not UTF-8 as the text \xNN: trace
+ * viewers are not all happy with lone surrogates.
+ */
+#include <string.h>
+
+#include "report.h"
+
+#define A OUT_JSON_ASCII
+
+/* Microseconds (the journal's resolution), rounded; no libm needed. */
+static long long us(double t)
+{
+	return (long long)(t * 1e6 + (t >= 0 ? 0.5 : -0.5));
+}
+
+static void ts(FILE *f, const char *key, double t)
+{
+	fprintf(f, ",\"%s\":%lld", key, (long long)us(t));
+}
+
+static void str(FILE *f, const char *s)
+{
+	out_json_str(f, s ? s : "", s ? strlen(s) : 0, A);
+}
+
+static void sep(FILE *f, bool *first)
+{
+	fputs(*first ? "\n" : ",\n", f);
+	*first = false;
+}
+
+/* Where a process's or thread's life ends on the timeline. */
+static double end_of(const struct corral_report *m, double ended)
+{
+	if (ended >= 0)
+		return ended;
+	return m->has_end ? m->end_t : m->t_last;
+}
+
+static void slice(FILE *f, bool *first, int pid, int tid, const char *cat,
+		  const char *name, double t0, double t1)
+{
+	sep(f, first);
+	fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
+	str(f, name);
+	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
+	ts(f, "ts", t0);
+	long long d = us(t1) - us(t0);
+	fprintf(f, ",\"dur\":%lld", d > 0 ? d : 0);
+}
+
+static void instant(FILE *f, bool *first, int pid, int tid, char scope,
+		    const char *cat, const char *name, double t)
+{
+	sep(f, first);
+	fprintf(f, "{\"ph\":\"i\",\"s\":\"%c\",\"cat\":\"%s\",\"name\":", scope,
+		cat);
+	str(f, name);
+	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
+	ts(f, "ts", t);
+}
+
+/* Frames (one per line) as a JSON array of strings. */
+static void lines_json(FILE *f, const char *s)
+{
+	fputc('[', f);
+	for (bool first = true; s && *s; first = false) {
+		size_t l = strcspn(s, "\n");
+		if (!first)
+			fputc(',', f);
+		out_json_str(f, s, l, A);
+		s += l + (s[l] == '\n');
+	}
+	fputc(']', f);
+}
+
+static void procs(const struct corral_report *m, FILE *f, bool *first)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rproc *p = &m->procs[i];
+		char name[128], how[64];
+		rpt_proc_name(m, (int)i, name, sizeof(name));
+		rpt_proc_end_text(m, (int)i, how, sizeof(how));
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
+			   "\"tid\":%d,\"args\":{\"name\":",
+			p->pid, p->pid);
+		char full[160];
+		snprintf(full, sizeof(full), "%s%s", p->forks ? "(fork) " : "",
+			 name);
+		str(f, full);
+		fputs("}}", f);
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_sort_index\","
+			   "\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%zu}}",
+			p->pid, p->pid, i);
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+			   "\"tid\":%d,\"args\":{\"name\":",
+			p->pid, p->pid);
+		str(f, full);
+		fputs("}}", f);
+
+		double end = end_of(m, p->has_exit ? p->ended : -1);
+		/* before its first exec it runs its parent's program */
+		double first_exec = p->first_exec >= 0
+					    ? m->execs[p->first_exec].t
+					    : end;
+		if (first_exec > p->born || p->first_exec < 0) {
+			char fn[160];
+			snprintf(fn, sizeof(fn), "(fork) %s", name);
+			slice(f, first, p->pid, p->pid, "fork", fn, p->born,
+			      first_exec);
+			fprintf(f, ",\"args\":{\"pid\":%d,\"how\":\"%s\","
+				   "\"end\":\"%s\"}}",
+				p->pid, rpt_how_name(p->how), how);
+		}
+		for (int e = p->first_exec; e >= 0; e = m->execs[e].next) {
+			const struct rexec *x = &m->execs[e];
+			double t1 = x->next >= 0 ? m->execs[x->next].t : end;
+			const char *nm = x->argc ? x->argv : x->path;
+			const char *b = nm ? strrchr(nm, '/') : NULL;
+			slice(f, first, p->pid, p->pid, "exec",
+			      b && b[1] ? b + 1 : nm, x->t, t1);
+			fputs(",\"args\":{\"argv\":", f);
+			out_argv_json(f, x->argv, x->argv_len, x->argc, A);
+			fputs(",\"path\":", f);
+			str(f, x->path);
+			fprintf(f, ",\"pid\":%d", p->pid);
+			if (p->nspid)
+				fprintf(f, ",\"nspid\":%d", p->nspid);
+			fprintf(f, ",\"how\":\"%s\",\"end\":\"%s\"}}",
+				rpt_how_name(p->how), how);
+		}
+	}
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct rthread *t = &m->threads[i];
+		int pid = m->procs[t->proc].pid;
+		char nm[32];
+		snprintf(nm, sizeof(nm), "thread %d", t->tid);
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+			   "\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
+			pid, t->tid, nm);
+		slice(f, first, pid, t->tid, "thread", nm, t->born,
+		      end_of(m, t->ended));
+		fputs("}", f);
+	}
+}
+
+/*
+ * A flow from the task that forked to the child. The start binds to the
+ * slice enclosing it on the creator's track (its exec, or its thread);
+ * the end ("bp":"e") to the child's first slice, which begins at birth.
+ */
+static void flows(const struct corral_report *m, FILE *f, bool *first)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rproc *p = &m->procs[i];
+		if (p->parent < 0)
+			continue;
+		const struct rproc *pp = &m->procs[p->parent];
+		double pend = end_of(m, pp->has_exit ? pp->ended : -1);
+		if (p->born < pp->born || p->born > pend)
+			continue; /* no enclosing slice to bind to */
+		int tid = pp->pid;
+		if (p->creator && p->creator != pp->pid) {
+			/* forked by one of the parent's threads, if alive */
+			int k = rpt_thread_index(m, p->creator);
+			const struct rthread *t = k >= 0 ? &m->threads[k] : NULL;
+			if (t && t->proc == p->parent && t->born <= p->born &&
+			    end_of(m, t->ended) >= p->born)
+				tid = t->tid;
+		}
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"s\",\"cat\":\"fork\",\"name\":\"fork\","
+			   "\"id\":%zu,\"pid\":%d,\"tid\":%d",
+			i + 1, pp->pid, tid);
+		ts(f, "ts", p->born);
+		fputc('}', f);
+		sep(f, first);
+		fprintf(f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fork\","
+			   "\"name\":\"fork\",\"id\":%zu,\"pid\":%d,\"tid\":%d",
+			i + 1, p->pid, p->pid);
+		ts(f, "ts", p->born);
+		fputc('}', f);
+	}
+}
+
+static const char *const mark_cat[MK__COUNT] = {
+	[MK_SIGNAL] = "signal", [MK_STOP] = "stop",	[MK_CONT] = "cont",
+	[MK_ESCAPE] = "escape", [MK_STACK] = "stack",	[MK_DENIED] = "denied",
+	[MK_LEFT] = "left",	[MK_ALTERED] = "altered",
+};
+
+static void marks(const struct corral_report *m, FILE *f, bool *first)
+{
+	int gpid = m->nprocs ? m->procs[0].pid : 0;
+	for (size_t i = 0; i < m->nmarks; i++) {
+		const struct rmark *k = &m->marks[i];
+		char name[160];
+		const char *txt = k->text ? k->text : "";
+		size_t l = strcspn(txt, "\n");
+		switch (k->kind) {
+		case MK_SIGNAL:
+		case MK_STOP:
+			snprintf(name, sizeof(name), "%s %s",
+				 k->kind == MK_STOP ? "stop" : "signal",
+				 k->text ? k->text : "?");
+			break;
+		case MK_CONT:
+			snprintf(name, sizeof(name), "cont");
+			break;
+		case MK_ESCAPE:
+			snprintf(name, sizeof(name), "escape %.*s (%s)",
+				 (int)(l < 100 ? l : 100), txt,
+				 k->extra ? k->extra : "?");
+			break;
+		case MK_STACK:
+			snprintf(name, sizeof(name), "stack (%s)",
+				 k->extra ? k->extra : "?");
+			break;
+		case MK_DENIED:
+			snprintf(name, sizeof(name), "denied");
+			break;
+		case MK_LEFT:
+			snprintf(name, sizeof(name), "left behind");
+			break;
+		default:
+			snprintf(name, sizeof(name), "altered line %lu",
+				 k->line);
+		}
+		if (k->proc < 0) {
+			instant(f, first, gpid, gpid, 'g', mark_cat[k->kind],
+				name, k->t);
+		} else {
+			const struct rproc *p = &m->procs[k->proc];
+			int tid = k->tid > 0 ? k->tid : p->pid;
+			instant(f, first, p->pid, tid, 't', mark_cat[k->kind],
+				name, k->t);
+		}
+		fprintf(f, ",\"args\":{\"line\":%lu", k->line);
+		if (k->kind == MK_STACK || k->kind == MK_ESCAPE) {
+			fputs(",\"frames\":", f);
+			lines_json(f, txt);
+		} else if (k->text) {
+			fputs(",\"detail\":", f);
+			str(f, k->text);
+		}
+		fputs("}}", f);
+	}
+	if (m->has_ending) {
+		char name[128];
+		snprintf(name, sizeof(name), "ending (%s)",
+			 m->ending_reason ? m->ending_reason : "?");
+		instant(f, first, gpid, gpid, 'g', "ending", name,
+			m->ending_t);
+		fputs("}", f);
+	}
+	if (m->has_end) {
+		char name[128];
+		snprintf(name, sizeof(name), "end: exit code %d",
+			 m->exit_code);
+		instant(f, first, gpid, gpid, 'g', "end", name, m->end_t);
+		fputs("}", f);
+	}
+}
+
+int corral_report_perfetto(const struct corral_report *m, FILE *f)
+{
+	bool first = true;
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"journal\":", f);
+	str(f, m->name);
+	fputs(",\"command\":", f);
+	out_argv_json(f, m->command, m->command_len, m->command_argc, A);
+	fputs("},\"traceEvents\":[", f);
+	procs(m, f, &first);
+	flows(m, f, &first);
+	marks(m, f, &first);
+	fputs("\n]}\n", f);
+	return ferror(f) ? -5 : 0;
+}

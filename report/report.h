@@ -1,0 +1,278 @@
+/*
+ * report.h - the report module's own pieces (not exported): the journal
+ * reader (jread.c), the run model built from it (model.c) and the writers
+ * (summary.c, tree.c, perfetto.c, html.c, out.c).
+ *
+ * The report reads journals only: it never looks at the engine's
+ * structures, so it works on a journal from another machine or from an
+ * older corral.
+ */
+#ifndef CORRAL_REPORT_INTERNAL_H
+#define CORRAL_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "corral.h"
+
+/* ------------------------------------------------------------ reader */
+
+/*
+ * A line is never read into memory beyond this: a longer one is bad input
+ * (the biggest line corral writes is a snapshot of a large tree, a few MB).
+ */
+#define RPT_LINE_MAX (64u << 20)
+/* Deeper nesting than this is not a corral journal. */
+#define RPT_DEPTH_MAX 32
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+/*
+ * One parsed line: a small tree of nodes in arrays that are reused from
+ * line to line (no allocation per node). Strings hold the original bytes:
+ * \udcXX escapes are turned back into the byte XX.
+ */
+struct jnode {
+	uint8_t type;
+	bool b;
+	uint32_t key, klen; /* offset/length in strs: member name in an object */
+	uint32_t s, slen;   /* string value, or a number's text */
+	double num;
+	int32_t first, last, next; /* children (array/object), sibling */
+};
+
+struct jdoc {
+	struct jnode *n;
+	size_t nn, ncap;
+	char *strs;
+	size_t slen, scap;
+	int32_t stack[RPT_DEPTH_MAX + 2];
+	int depth;
+	bool too_deep, oom;
+};
+
+/* Node i of d, or NULL when i < 0. */
+static inline const struct jnode *jd_node(const struct jdoc *d, int32_t i)
+{
+	return i < 0 ? NULL : &d->n[i];
+}
+static inline const char *jd_str(const struct jdoc *d, const struct jnode *n)
+{
+	return d->strs + n->s;
+}
+/* Member `key` of object node o (NULL if missing or o is not an object). */
+const struct jnode *jd_get(const struct jdoc *d, const struct jnode *o,
+			   const char *key);
+/* Typed getters on object o; false when missing or of another type. */
+bool jd_num(const struct jdoc *d, const struct jnode *o, const char *key,
+	    double *v);
+const char *jd_string(const struct jdoc *d, const struct jnode *o,
+		      const char *key, size_t *len);
+
+/* Reads lines from a file descriptor or a buffer, one at a time. */
+struct jreader {
+	int fd;			/* -1: reading from buf only */
+	char *buf;		/* owned when fd >= 0 */
+	size_t cap, start, end; /* unread bytes are buf[start, end) */
+	bool eof;
+	unsigned long line;	/* number of the last line returned */
+	const char *lp;		/* its bytes (without the newline) */
+	size_t llen;
+	size_t scanned;		/* bytes after start known to have no \n */
+	void *yajl;
+	struct jdoc doc;
+	char err[256];
+};
+
+int jr_open_fd(struct jreader *r, int fd);
+int jr_open_mem(struct jreader *r, const char *buf, size_t len);
+void jr_close(struct jreader *r);
+
+enum jr_status {
+	JR_EOF = 0,
+	JR_OK = 1,	 /* r->doc holds the line's value */
+	JR_BLANK = 2,	 /* an empty or whitespace-only line */
+	JR_BAD = -1,	 /* not JSON: r->err says why */
+	JR_TOOLONG = -2, /* longer than RPT_LINE_MAX */
+	JR_CUT = -3,	 /* the last line, without newline, not whole JSON */
+	JR_IOERR = -4,
+	JR_NOMEM = -5,
+};
+
+/* Read and parse the next line. */
+enum jr_status jr_next(struct jreader *r);
+
+/* ------------------------------------------------------------- model */
+
+/* How a process ended, which is also its colour in the timeline. */
+enum rpt_how {
+	HOW_OK,	     /* exit status 0 */
+	HOW_FAILED,  /* exit status != 0, or a signal not sent by corral */
+	HOW_KILLED,  /* ended by corral while it ended the tree */
+	HOW_CRASHED, /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, core */
+	HOW_LEFT,    /* left behind by the command (then ended by corral) */
+	HOW_UNKNOWN, /* no exit in the journal (it was cut, or corral died) */
+	HOW__COUNT
+};
+
+struct rproc {
+	int pid, tgid, nspid;
+	int parent;	/* index, -1 for a root */
+	int creator;	/* the task (tid) that forked it, 0 if unknown */
+	int first_child, next_sibling, last_child;
+	double born, ended; /* ended < 0: no exit event */
+	double ending_at;   /* when corral started ending it, or -1 */
+	int status, sig;    /* exit status, or the killing signal */
+	bool core, setup, left, has_exit, altered;
+	uint8_t how;
+	int nexecs, nthreads;
+	int first_exec, last_exec; /* indexes in model.execs, -1 */
+	int cmd_exec; /* the exec whose argv names it: its own or an ancestor's */
+	int forks;    /* generations between it and that exec (0: its own) */
+	char *exit_extra; /* raw JSON of the exit event's other keys */
+	unsigned long line; /* line that created it */
+};
+
+struct rexec {
+	int proc, next;
+	double t;
+	char *path;
+	char *argv; /* elements separated by NUL */
+	size_t argv_len;
+	int argc;
+	int former;
+};
+
+struct rthread {
+	int tid, proc;
+	double born, ended;
+};
+
+enum rpt_mark {
+	MK_SIGNAL,
+	MK_STOP,
+	MK_CONT,
+	MK_ESCAPE,
+	MK_STACK,
+	MK_DENIED,
+	MK_LEFT,
+	MK_ALTERED,
+	MK__COUNT
+};
+
+struct rmark {
+	double t;
+	int proc, tid;
+	uint8_t kind;
+	int signo;
+	char *text; /* signal name, call + verdict, frames... (may be NULL) */
+	char *extra; /* escape: verdict; stack: why */
+	unsigned long line;
+};
+
+struct rnote {
+	unsigned long line; /* 0: about the whole journal */
+	char *msg;
+};
+
+/* A simple open-addressing map pid -> index (the latest task with it). */
+struct pidmap {
+	int *key, *val;
+	size_t cap, n;
+};
+
+struct corral_report {
+	char *name;
+	int schema;
+	char *version;
+	double t_start;	 /* t of the start line */
+	char *wall;	 /* wall clock of the start, if the journal has one */
+	char *command;	 /* NUL-separated */
+	size_t command_len;
+	int command_argc;
+	double timeout;
+	int corral_pid;
+
+	struct rproc *procs;
+	size_t nprocs, procs_cap;
+	struct rexec *execs;
+	size_t nexecs, execs_cap;
+	struct rthread *threads;
+	size_t nthreads, threads_cap;
+	struct rmark *marks;
+	size_t nmarks, marks_cap;
+	struct rnote *notes;
+	size_t nnotes, notes_cap;
+	unsigned long notes_dropped;
+	struct pidmap procmap, threadmap;
+
+	unsigned long lines, events, unknown_events, altered_lines;
+	double t_last;
+	/* the ending */
+	bool has_ending;
+	double ending_t;
+	char *ending_reason;
+	char *ending_signal;
+	/* the end line */
+	bool has_end;
+	double end_t, duration;
+	int exit_code, end_status, end_sig;
+	char *end_reason, *end_signal, *exec_error, *by_signal;
+	bool sandbox_failed;
+	double phase_grace, phase_stop, phase_kill;
+	long end_processes, end_threads, end_execs, end_left, end_killed,
+		end_survivors, end_escapes, end_stacks, end_journal_errors,
+		end_unstopped;
+	char *end_extra; /* raw JSON of end keys this reader does not know */
+	bool cut;	 /* the last line was cut */
+	unsigned long cut_line;
+	/* counts of what the model found */
+	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
+	unsigned long how_count[HOW__COUNT];
+};
+
+/* The latest thread with this tid, or -1. */
+int rpt_thread_index(const struct corral_report *m, int tid);
+/* Build the model from a reader; 0, or -EINVAL with err naming the line. */
+int rpt_build(struct corral_report *m, struct jreader *r, char *err,
+	      size_t errlen);
+void rpt_note(struct corral_report *m, unsigned long line, const char *fmt,
+	      ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Hook for the journal chain check (issue 10): true when line `line`
+ * (whose bytes are given) fails the chain. Until a verify API exists this
+ * returns false; see docs/report.md.
+ */
+bool rpt_line_altered(struct corral_report *m, unsigned long line,
+		      const char *bytes, size_t len);
+
+/* -------------------------------------------------------------- output */
+
+const char *rpt_how_name(int how);
+/* The command line of a process (its last exec), or its parent's. */
+const struct rexec *rpt_exec_of(const struct corral_report *m, int proc);
+/* Process name for titles: basename of argv[0] or path; "?" */
+void rpt_proc_name(const struct corral_report *m, int proc, char *buf,
+		   size_t len);
+/* How it ended, as --tree prints it: "exit 0", "killed by SIGTERM"... */
+void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,
+		       size_t len);
+
+/* Output helpers (out.c). */
+enum { OUT_RAW, OUT_TEXT, OUT_JSON, OUT_JSON_ASCII };
+/* Bytes for a terminal: control characters as \xNN, the rest as is. */
+void out_text(FILE *f, const char *s, size_t n);
+/* A JSON string literal; non-UTF-8 bytes as \udcXX (mode OUT_JSON) or
+ * as the text \xNN (OUT_JSON_ASCII); '<' '>' '&' always escaped. */
+void out_json_str(FILE *f, const char *s, size_t n, int mode);
+/* argv (NUL-separated) joined by spaces, as text. */
+void out_argv_text(FILE *f, const char *argv, size_t len);
+/* argv as a JSON array of strings. */
+void out_argv_json(FILE *f, const char *argv, size_t len, int argc,
+		   int mode);
+void out_num(FILE *f, double v);
+
+#endif
