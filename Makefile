@@ -221,3 +221,24 @@ clean:
 	rm -rf build build-asan
 
 -include bench/bench.mk
+
+# make fuzz also runs the report's libFuzzer target (fuzz/fuzz_report.c):
+# the journal reader and every writer of `corral report`, with ASan+UBSan.
+REPORT_FUZZ := $(BUILD)/fuzz/fuzz_report
+REPORT_FUZZ_SECONDS ?= 60
+$(REPORT_FUZZ): fuzz/fuzz_report.c $(wildcard report/*.c report/*.h) \
+		include/corral.h $(BUILD)/gen/timeline_html.inc
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Ireport -I$(BUILD)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ fuzz/fuzz_report.c $(wildcard report/*.c) -lyajl
+
+.PHONY: fuzz fuzz-report
+fuzz-report: all $(REPORT_FUZZ)
+	@mkdir -p $(BUILD)/fuzz/report-corpus
+	$(BUILD)/corral run -q -j $(BUILD)/fuzz/report-corpus/seed.jsonl -- \
+		sh -c 'ls / >/dev/null; (sleep 9 &); exit 3' || true
+	python3 tests/integration/report_gen.py 200 5 >$(BUILD)/fuzz/report-corpus/storm.jsonl
+	$(REPORT_FUZZ) -max_total_time=$(REPORT_FUZZ_SECONDS) -max_len=65536 \
+		-timeout=10 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/report-corpus
+fuzz: fuzz-report

@@ -92,6 +92,8 @@ void corral_report_free(struct corral_report *m)
 	free(m->name);
 	free(m->version);
 	free(m->wall);
+	free(m->host);
+	free(m->cwd);
 	free(m->command);
 	free(m->ending_reason);
 	free(m->ending_signal);

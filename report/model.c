@@ -260,7 +260,7 @@ static char *frames_text(const struct jdoc *d, const struct jnode *a)
 		double off = 0;
 		bool has_off = jd_num(d, fr, "off", &off);
 		fprintf(f, "%s#%d %s", k ? "\n" : "", k, fn ? fn : "??");
-		if (fn && has_off)
+		if (fn && has_off && off >= 0 && off < 1e18)
 			fprintf(f, "+0x%lx", (unsigned long)off);
 		if (mod)
 			fprintf(f, " (%s)", mod);
@@ -291,6 +291,7 @@ static int new_proc(struct corral_report *m, int pid, double t,
 		.ending_at = -1,
 		.first_exec = -1,
 		.last_exec = -1,
+		.left_exec = -1,
 		.line = line,
 	};
 	if (pm_put(&m->procmap, pid, i))
@@ -343,10 +344,22 @@ static int add_mark(struct corral_report *m, int kind, double t, int proc,
 	return i;
 }
 
+/* A JSON number as an int; 0 when absent, fractional out of range or NaN
+ * (a cast of such a double would be undefined). */
+static int to_int(double v)
+{
+	return v > -2147483648.0 && v < 2147483648.0 ? (int)v : 0;
+}
+
+static long to_long(double v)
+{
+	return v > -9e18 && v < 9e18 ? (long)v : 0;
+}
+
 static int num_i(const struct jdoc *d, const struct jnode *o, const char *k)
 {
 	double v;
-	return jd_num(d, o, k, &v) ? (int)v : 0;
+	return jd_num(d, o, k, &v) ? to_int(v) : 0;
 }
 
 static char *str_dup(const struct jdoc *d, const struct jnode *o,
@@ -366,20 +379,20 @@ static bool is_crash(int sig)
 
 static const char *const exit_keys[] = {
 	"event", "t", "pid", "tgid", "ppid", "nspid", "setup", "status",
-	"signal", "signo", "core", "h", NULL};
+	"signal", "signo", "core", "n", "h", NULL};
 
 static const char *const end_keys[] = {
 	"event", "t", "exit_code", "reason", "status", "signal", "signo",
 	"core", "exec_error", "sandbox_failed", "by_signal", "processes",
 	"threads", "execs", "left", "killed", "survivors", "unstopped",
-	"phases", "duration", "escapes", "stacks", "journal_errors", "h",
-	NULL};
+	"phases", "duration", "escapes", "stacks", "journal_errors",
+	"journal_lost", "journal_intact", "chain_key", "n", "h", NULL};
 
 static int ev_start(struct corral_report *m, const struct jdoc *d,
 		    const struct jnode *o, double t)
 {
 	double v;
-	m->schema = jd_num(d, o, "schema", &v) ? (int)v : 0;
+	m->schema = jd_num(d, o, "schema", &v) ? to_int(v) : 0;
 	m->version = str_dup(d, o, "version");
 	m->t_start = t;
 	m->corral_pid = num_i(d, o, "pid");
@@ -392,6 +405,8 @@ static int ev_start(struct corral_report *m, const struct jdoc *d,
 					   "time", "date", NULL};
 	for (const char *const *k = wall; *k && !m->wall; k++)
 		m->wall = str_dup(d, o, *k);
+	m->host = str_dup(d, o, "host");
+	m->cwd = str_dup(d, o, "cwd");
 	return 0;
 }
 
@@ -430,7 +445,8 @@ static int ev_create(struct corral_report *m, const struct jdoc *d,
 }
 
 static int ev_exec(struct corral_report *m, const struct jdoc *d,
-		   const struct jnode *o, double t, unsigned long line)
+		   const struct jnode *o, double t, unsigned long line,
+		   bool left)
 {
 	int pid = num_i(d, o, "pid"), tgid = num_i(d, o, "tgid");
 	int former = num_i(d, o, "former");
@@ -453,6 +469,13 @@ static int ev_exec(struct corral_report *m, const struct jdoc *d,
 	x->path = str_dup(d, o, "path");
 	x->argv = strv(d, jd_get(d, o, "argv"), &x->argv_len, &x->argc);
 	struct rproc *pr = &m->procs[p];
+	if (left) {
+		/* what /proc said when it was left: a name, not an exec */
+		x->next = -2;
+		pr->left_exec = e;
+		return 0;
+	}
+	m->n_execs++;
 	if (pr->last_exec >= 0)
 		m->execs[pr->last_exec].next = e;
 	else
@@ -487,7 +510,7 @@ static int ev_exit(struct corral_report *m, const struct jdoc *d,
 	pr->ended = t;
 	double v;
 	if (jd_num(d, o, "signo", &v)) {
-		pr->sig = (int)v;
+		pr->sig = to_int(v);
 		const struct jnode *c = jd_get(d, o, "core");
 		pr->core = c && c->type == J_BOOL && c->b;
 	} else {
@@ -563,7 +586,7 @@ static int ev_mark(struct corral_report *m, const struct jdoc *d,
 			m->procs[p].left = true;
 			/* a member that never exec'd: /proc told its argv */
 			if (m->procs[p].first_exec < 0 && jd_get(d, o, "argv"))
-				return ev_exec(m, d, o, t, line);
+				return ev_exec(m, d, o, t, line, true);
 		}
 		break;
 	}
@@ -574,11 +597,17 @@ static int ev_end(struct corral_report *m, const struct jdoc *d,
 		  const struct jnode *o, double t)
 {
 	double v;
+	/* a second end line (two runs in one file?): the last one wins */
+	free(m->end_reason);
+	free(m->end_signal);
+	free(m->exec_error);
+	free(m->by_signal);
+	free(m->end_extra);
 	m->has_end = true;
 	m->end_t = t;
 	m->exit_code = num_i(d, o, "exit_code");
 	m->end_reason = str_dup(d, o, "reason");
-	m->end_status = jd_num(d, o, "status", &v) ? (int)v : -1;
+	m->end_status = jd_num(d, o, "status", &v) ? to_int(v) : -1;
 	m->end_sig = num_i(d, o, "signo");
 	m->end_signal = str_dup(d, o, "signal");
 	m->exec_error = str_dup(d, o, "exec_error");
@@ -604,10 +633,14 @@ static int ev_end(struct corral_report *m, const struct jdoc *d,
 		{"stacks", &m->end_stacks},
 		{"journal_errors", &m->end_journal_errors},
 		{"unstopped", &m->end_unstopped},
+		{"journal_lost", &m->end_journal_lost},
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		*nums[i].v = jd_num(d, o, nums[i].k, &v) ? (long)v : 0;
+		*nums[i].v = jd_num(d, o, nums[i].k, &v) ? to_long(v) : 0;
 	m->end_extra = extra_keys(d, o, end_keys);
+	const struct jnode *in = jd_get(d, o, "journal_intact");
+	/* schema 2: corral re-read its own file before the end line */
+	m->end_intact = in && in->type == J_BOOL ? (in->b ? 1 : 0) : -1;
 	return 0;
 }
 
@@ -620,7 +653,7 @@ static int event(struct corral_report *m, const struct jdoc *d,
 	if (!strcmp(ev, "thread"))
 		return ev_create(m, d, o, t, line, true);
 	if (!strcmp(ev, "exec"))
-		return ev_exec(m, d, o, t, line);
+		return ev_exec(m, d, o, t, line, false);
 	if (!strcmp(ev, "exit"))
 		return ev_exit(m, d, o, t, line);
 	if (!strcmp(ev, "signal"))
@@ -666,9 +699,9 @@ static void finish(struct corral_report *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct rproc *p = &m->procs[i];
 		/* parents come before their children: one pass is enough */
-		p->cmd_exec = p->last_exec;
+		p->cmd_exec = p->last_exec >= 0 ? p->last_exec : p->left_exec;
 		p->forks = 0;
-		if (p->last_exec < 0 && p->parent >= 0) {
+		if (p->cmd_exec < 0 && p->parent >= 0) {
 			p->cmd_exec = m->procs[p->parent].cmd_exec;
 			p->forks = m->procs[p->parent].forks + 1;
 		}
@@ -801,7 +834,7 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 	if (!m->has_end && !m->cut)
 		rpt_note(m, 0,
 			 "no end line: corral was killed (or is still running) "
-			 "after line %lu; what follows is what it wrote",
+			 "after line %lu; this is what it wrote",
 			 m->lines);
 	if (m->unknown_events)
 		rpt_note(m, 0, "%lu event(s) of a type this report does not "

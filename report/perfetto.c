@@ -17,7 +17,9 @@
 /* Microseconds (the journal's resolution), rounded; no libm needed. */
 static long long us(double t)
 {
-	return (long long)(t * 1e6 + (t >= 0 ? 0.5 : -0.5));
+	double v = t * 1e6 + (t >= 0 ? 0.5 : -0.5);
+	/* a hand-made journal may say anything; a cast out of range is UB */
+	return v > -9e18 && v < 9e18 ? (long long)v : 0;
 }
 
 static void ts(FILE *f, const char *key, double t)

@@ -129,6 +129,7 @@ struct rproc {
 	uint8_t how;
 	int nexecs, nthreads;
 	int first_exec, last_exec; /* indexes in model.execs, -1 */
+	int left_exec; /* argv read from /proc when it was left (not an exec) */
 	int cmd_exec; /* the exec whose argv names it: its own or an ancestor's */
 	int forks;    /* generations between it and that exec (0: its own) */
 	char *exit_extra; /* raw JSON of the exit event's other keys */
@@ -189,6 +190,7 @@ struct corral_report {
 	char *version;
 	double t_start;	 /* t of the start line */
 	char *wall;	 /* wall clock of the start, if the journal has one */
+	char *host, *cwd; /* schema 2 */
 	char *command;	 /* NUL-separated */
 	size_t command_len;
 	int command_argc;
@@ -209,6 +211,7 @@ struct corral_report {
 	struct pidmap procmap, threadmap;
 
 	unsigned long lines, events, unknown_events, altered_lines;
+	unsigned long n_execs; /* exec events (nexecs also counts left argv) */
 	double t_last;
 	/* the ending */
 	bool has_ending;
@@ -224,7 +227,8 @@ struct corral_report {
 	double phase_grace, phase_stop, phase_kill;
 	long end_processes, end_threads, end_execs, end_left, end_killed,
 		end_survivors, end_escapes, end_stacks, end_journal_errors,
-		end_unstopped;
+		end_unstopped, end_journal_lost;
+	int end_intact; /* schema 2 journal_intact: 1, 0, -1 not said */
 	char *end_extra; /* raw JSON of end keys this reader does not know */
 	bool cut;	 /* the last line was cut */
 	unsigned long cut_line;

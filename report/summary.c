@@ -225,6 +225,34 @@ static void list_how(const struct ctx *c, const char *title, int how)
 	more(c, n);
 }
 
+/* "#0 func+0x1f (/lib/libc.so.6) 0x7f..." -> "func", or "?? (libc.so.6)" */
+static void frame_short(FILE *f, const char *s, size_t l)
+{
+	const char *e = s + l, *p = memchr(s, ' ', l);
+	if (!p || s[0] != '#') {
+		out_text(f, s, l);
+		return;
+	}
+	p++;
+	size_t n = strcspn(p, "+ \n");
+	if (p + n > e)
+		n = (size_t)(e - p);
+	out_text(f, p, n);
+	if (n == 2 && !memcmp(p, "??", 2)) {
+		const char *m = memchr(p, '(', (size_t)(e - p));
+		const char *me = m ? memchr(m, ')', (size_t)(e - m)) : NULL;
+		if (m && me) {
+			const char *b = m + 1;
+			for (const char *q = m + 1; q < me; q++)
+				if (*q == '/')
+					b = q + 1;
+			fputs(" (", f);
+			out_text(f, b, (size_t)(me - b));
+			fputc(')', f);
+		}
+	}
+}
+
 static void list_marks(const struct ctx *c, const char *title, int kind,
 		       size_t n)
 {
@@ -239,6 +267,8 @@ static void list_marks(const struct ctx *c, const char *title, int kind,
 		k++;
 		bullet(c);
 		fprintf(c->f, "%.3fs %d ", mk->t, c->m->procs[mk->proc].pid);
+		if (mk->tid > 0 && mk->tid != c->m->procs[mk->proc].pid)
+			fprintf(c->f, "(thread %d) ", mk->tid);
 		char name[64];
 		rpt_proc_name(c->m, mk->proc, name, sizeof(name));
 		out_text(c->f, name, strlen(name));
@@ -252,11 +282,11 @@ static void list_marks(const struct ctx *c, const char *title, int kind,
 			fprintf(c->f, " (%s): ", nz(mk->extra, "?"));
 			/* the innermost frames say where it was */
 			int lines = 0;
-			for (const char *s = txt; *s && lines < 3; lines++) {
+			for (const char *s = txt; *s && lines < 4; lines++) {
 				size_t l = strcspn(s, "\n");
 				if (lines)
 					fputs(" < ", c->f);
-				out_text(c->f, s, l);
+				frame_short(c->f, s, l);
 				s += l + (s[l] == '\n');
 			}
 		}
@@ -290,7 +320,16 @@ static void summary_text(const struct ctx *c)
 	}
 	fputs(c->fmt == CORRAL_REPORT_MD ? "` |\n" : "\n", f);
 	if (m->wall)
-		row(c, "started", "%s", m->wall);
+		row(c, "started", "%s%s%s", m->wall, m->host ? " on " : "",
+		    m->host ? m->host : "");
+	if (m->cwd) {
+		if (c->fmt == CORRAL_REPORT_MD)
+			fputs("| cwd | ", f);
+		else
+			fprintf(f, "  %-10s ", "cwd");
+		out_text(f, m->cwd, strlen(m->cwd));
+		fputs(c->fmt == CORRAL_REPORT_MD ? " |\n" : "\n", f);
+	}
 	row(c, "duration", "%.6fs%s", m->has_end ? m->duration : m->t_last,
 	    m->has_end ? "" : " (up to the last line)");
 	char res[256];
@@ -299,9 +338,9 @@ static void summary_text(const struct ctx *c)
 	if (m->timeout > 0)
 		row(c, "timeout", "%gs", m->timeout);
 	row(c, "counts",
-	    "%zu processes, %zu threads, %zu execs; %lu exited 0, %lu failed, "
+	    "%zu processes, %zu threads, %lu execs; %lu exited 0, %lu failed, "
 	    "%lu left behind, %lu ended by corral, %lu crashed%s",
-	    m->nprocs, m->nthreads, m->nexecs, m->how_count[HOW_OK],
+	    m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK],
 	    m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
 	    m->how_count[HOW_KILLED], m->how_count[HOW_CRASHED],
 	    m->how_count[HOW_UNKNOWN] ? ", some with no exit seen" : "");
@@ -315,9 +354,14 @@ static void summary_text(const struct ctx *c)
 		    m->ending_signal ? " " : "", nz(m->ending_signal, ""),
 		    m->phase_grace, m->phase_stop, m->phase_kill,
 		    m->end_killed, m->end_survivors);
-	if (m->has_end && m->end_journal_errors)
-		row(c, "lost", "%ld journal lines could not be written",
-		    m->end_journal_errors);
+	if (m->has_end && (m->end_journal_errors || m->end_journal_lost))
+		row(c, "lost", "%ld journal lines never written, %ld failed "
+			       "writes",
+		    m->end_journal_lost, m->end_journal_errors);
+	if (m->has_end && m->end_intact == 0)
+		row(c, "tampered", "corral found its journal changed on disk "
+				   "before the end line (corral verify names "
+				   "the line)");
 	if (m->altered_lines)
 		row(c, "altered", "%lu lines fail the chain check",
 		    m->altered_lines);
@@ -437,6 +481,10 @@ static void summary_json(const struct ctx *c)
 	out_argv_json(f, m->command, m->command_len, m->command_argc, OUT_JSON);
 	jkey(f, "wall", &first);
 	jstr(f, m->wall);
+	jkey(f, "host", &first);
+	jstr(f, m->host);
+	jkey(f, "cwd", &first);
+	jstr(f, m->cwd);
 	jkey(f, "duration", &first);
 	out_num(f, m->has_end ? m->duration : m->t_last);
 	if (m->has_end) {
@@ -454,17 +502,18 @@ static void summary_json(const struct ctx *c)
 	}
 	jkey(f, "counts", &first);
 	fprintf(f,
-		"{\"processes\":%zu,\"threads\":%zu,\"execs\":%zu,\"ok\":%lu,"
+		"{\"processes\":%zu,\"threads\":%zu,\"execs\":%lu,\"ok\":%lu,"
 		"\"failed\":%lu,\"left\":%lu,\"killed_by_corral\":%lu,"
 		"\"crashed\":%lu,\"no_exit\":%lu,\"signals\":%lu,\"stops\":%lu,"
 		"\"escapes\":%lu,\"stacks\":%lu,\"denied\":%lu,"
-		"\"sigkilled\":%ld,\"survivors\":%ld,\"altered_lines\":%lu}",
-		m->nprocs, m->nthreads, m->nexecs, m->how_count[HOW_OK],
+		"\"sigkilled\":%ld,\"survivors\":%ld,\"altered_lines\":%lu,"
+		"\"journal_lost\":%ld}",
+		m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK],
 		m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
 		m->how_count[HOW_KILLED], m->how_count[HOW_CRASHED],
 		m->how_count[HOW_UNKNOWN], m->n_signals, m->n_stops,
 		m->n_escapes, m->n_stacks, m->n_denied, m->end_killed,
-		m->end_survivors, m->altered_lines);
+		m->end_survivors, m->altered_lines, m->end_journal_lost);
 	if (m->has_ending) {
 		jkey(f, "ending", &first);
 		fputs("{\"t\":", f);

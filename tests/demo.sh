@@ -2,7 +2,8 @@
 # tests/demo.sh - what `make demo` shows: corral supervising a small real
 # tree (a pipeline, a background job, a program with threads, one exec'd
 # from a thread, and a daemon that double-forks away), the tree it prints at
-# the end (--tree), and its journal, one event per line.
+# the end (--tree), its journal, one event per line, and `corral report` of
+# that journal (summary, HTML timeline, Perfetto trace).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -38,6 +39,12 @@ else
 	jq -c . "$j"
 fi
 echo
-bold "summary:"
-jq -r 'select(.event == "end") | "  reason \(.reason), exit code \(.exit_code): \(.processes) processes, \(.threads) threads, \(.execs) execs, \(.left) left behind and ended, \(.survivors) survivors, \(.duration) s"' "$j"
+bold "\$ corral report journal.jsonl     (the journal read back: docs/report.md)"
+"$CORRAL" report "$j" || rc=$?
+echo
+html=$BUILD/demo-report.html trace=$BUILD/demo-trace.json
+bold "\$ corral report -q --html $html --perfetto $trace journal.jsonl"
+"$CORRAL" report -q --html "$html" --perfetto "$trace" "$j" || rc=$?
+echo "  $html: the run as a timeline (open it in a browser, offline)"
+echo "  $trace: the run for ui.perfetto.dev or chrome://tracing"
 exit "$rc"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# corral report --perfetto writes a Chrome trace-event file that follows
+# the format (report_check_trace.py: the fields each phase needs, one pid
+# per tid, named tracks, nested slices, paired flows bound inside slices)
+# and holds what the journal holds (processes, execs, signals, stacks,
+# escapes), for a real run with forks, threads, an escape and a timeout
+# with stacks, and for a synthetic storm journal.
+. "$(dirname "$0")/lib.sh"
+need_corral
+need_fixture forktree threads fx_escape stack_hang
+CHECK=$LIB_DIR/report_check_trace.py
+
+RUN_LABEL="real run"
+j=$T/j.real
+run -- "$CORRAL" run -q -j "$j" -t 1 --stacks timeout --escape log -- \
+	sh -c '$0/forktree 1 2 >/dev/null; $0/threads 2 >/dev/null; $0/fx_escape setsid >/dev/null; $0/stack_hang >/dev/null' "$FIX"
+expect_rc 124 "run ended by its timeout"
+if j_valid "$j"; then
+	[ "$(j_count "$j" '.event == "escape"')" -ge 1 ] || fail "the run has no escape event to show"
+	[ "$(j_count "$j" '.event == "stack"')" -ge 1 ] || fail "the run has no stack event to show"
+	if "$CORRAL" report -q --perfetto "$T/trace.json" "$j" 2>"$T/rep.err"; then
+		python3 "$CHECK" "$T/trace.json" "$j" >"$T/check" 2>&1 || { fail "trace check failed"; cat "$T/check" >&2; }
+		# a thread's track and the exec slices name what ran
+		jq -e '[.traceEvents[] | select(.ph == "M" and .name == "thread_name" and (.args.name | startswith("thread ")))] | length >= 2' "$T/trace.json" >/dev/null ||
+			fail "no thread tracks for the threads fixture"
+		jq -e '[.traceEvents[] | select(.ph == "X" and .cat == "exec" and .name == "stack_hang")] | length == 1' "$T/trace.json" >/dev/null ||
+			fail "no exec slice named stack_hang"
+		jq -e '[.traceEvents[] | select(.ph == "i" and .cat == "stack") | .args.frames | length] | min >= 1' "$T/trace.json" >/dev/null ||
+			fail "stack instants without frames"
+	else
+		fail "report --perfetto failed: $(head -c 300 "$T/rep.err")"
+	fi
+fi
+
+RUN_LABEL="synthetic storm"
+python3 "$LIB_DIR/report_gen.py" 20000 7 >"$T/storm.jsonl"
+if "$CORRAL" report -q --perfetto "$T/storm.json" "$T/storm.jsonl" 2>"$T/rep.err"; then
+	python3 "$CHECK" "$T/storm.json" "$T/storm.jsonl" >"$T/check" 2>&1 || { fail "storm trace check failed"; cat "$T/check" >&2; }
+else
+	fail "report --perfetto failed on the storm: $(head -c 300 "$T/rep.err")"
+fi
+
+done_test
