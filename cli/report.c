@@ -27,7 +27,8 @@ static void usage(FILE *f)
 	      "stdout, or the process tree, and/or write a Perfetto trace\n"
 	      "or an HTML timeline.\n"
 	      "\n"
-	      "  --tree             print the process tree, as run --tree does\n"
+	      "  --tree             print the process tree, as run --tree "
+	      "does\n"
 	      "  --format FMT       summary as text (default), md or json\n"
 	      "  --json             same as --format json\n"
 	      "  --perfetto FILE    write a Chrome trace-event JSON file\n"
@@ -137,8 +138,8 @@ int corral_report_main(int argc, char **argv)
 	}
 	char err[512];
 	struct corral_report *r;
-	int e = corral_report_load(fd, strcmp(path, "-") ? path : "(stdin)",
-				   &r, err, sizeof(err));
+	int e = corral_report_load(fd, strcmp(path, "-") ? path : "(stdin)", &r,
+				   err, sizeof(err));
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (e < 0) {

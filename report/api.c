@@ -10,8 +10,8 @@
 
 #include "report.h"
 
-static int load(struct jreader *r, const char *name,
-		struct corral_report **out, char *err, size_t errlen)
+static int load(struct jreader *r, const char *name, struct corral_report **out,
+		char *err, size_t errlen)
 {
 	char dummy[8];
 	if (!err) {
@@ -106,9 +106,12 @@ void corral_report_free(struct corral_report *m)
 }
 
 static const char *const how_names[HOW__COUNT] = {
-	[HOW_OK] = "exited 0",	     [HOW_FAILED] = "failed",
-	[HOW_KILLED] = "ended by corral", [HOW_CRASHED] = "crashed",
-	[HOW_LEFT] = "left behind",  [HOW_UNKNOWN] = "no exit seen",
+	[HOW_OK] = "exited 0",
+	[HOW_FAILED] = "failed",
+	[HOW_KILLED] = "ended by corral",
+	[HOW_CRASHED] = "crashed",
+	[HOW_LEFT] = "left behind",
+	[HOW_UNKNOWN] = "no exit seen",
 };
 
 const char *rpt_how_name(int how)

@@ -41,9 +41,9 @@ static void proc_row(const struct corral_report *m, FILE *f, int i)
 		out_json_str(f, x->path, strlen(x->path), OUT_JSON);
 	else
 		fputs("null", f);
-	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu]", p->nspid, how,
-		p->nthreads, p->nexecs, p->exit_extra ? p->exit_extra : "null",
-		p->setup, p->forks, p->line);
+	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu]", p->nspid, how, p->nthreads,
+		p->nexecs, p->exit_extra ? p->exit_extra : "null", p->setup,
+		p->forks, p->line);
 }
 
 static void data(const struct corral_report *m, FILE *f)

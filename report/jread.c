@@ -74,9 +74,11 @@ static bool jd_putstr(struct jdoc *d, const unsigned char *s, size_t n,
 		return false;
 	char *o = d->strs + d->slen, *o0 = o;
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == 0xED && i + 2 < n && (s[i + 1] == 0xB2 || s[i + 1] == 0xB3) &&
+		if (s[i] == 0xED && i + 2 < n &&
+		    (s[i + 1] == 0xB2 || s[i + 1] == 0xB3) &&
 		    (s[i + 2] & 0xC0) == 0x80) {
-			*o++ = (char)(((s[i + 1] & 0x03) << 6) | (s[i + 2] & 0x3F));
+			*o++ = (char)(((s[i + 1] & 0x03) << 6) |
+				      (s[i + 2] & 0x3F));
 			i += 2;
 			continue;
 		}
@@ -224,7 +226,8 @@ const struct jnode *jd_get(const struct jdoc *d, const struct jnode *o,
 		return NULL;
 	size_t kl = strlen(key);
 	for (int32_t i = o->first; i >= 0; i = d->n[i].next)
-		if (d->n[i].klen == kl && !memcmp(d->strs + d->n[i].key, key, kl))
+		if (d->n[i].klen == kl &&
+		    !memcmp(d->strs + d->n[i].key, key, kl))
 			return &d->n[i];
 	return NULL;
 }
@@ -351,7 +354,8 @@ static enum jr_status parse(struct jreader *r, bool last)
 				 e ? (const char *)e : "parse error");
 			/* yajl ends its messages with a newline */
 			size_t el = strlen(r->err);
-			while (el && (r->err[el - 1] == '\n' || r->err[el - 1] == ' '))
+			while (el && (r->err[el - 1] == '\n' ||
+				      r->err[el - 1] == ' '))
 				r->err[--el] = 0;
 			if (e)
 				yajl_free_error(h, e);

@@ -40,7 +40,8 @@ static int pm_put(struct pidmap *m, int k, int v)
 {
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
-		int *key = calloc(cap, sizeof(int)), *val = calloc(cap, sizeof(int));
+		int *key = calloc(cap, sizeof(int)),
+		    *val = calloc(cap, sizeof(int));
 		if (!key || !val) {
 			free(key);
 			free(val);
@@ -78,9 +79,8 @@ int rpt_thread_index(const struct corral_report *m, int tid)
 
 /* ---------------------------------------------------------- helpers */
 
-#define GROW(arr, n, cap)                                                   \
-	((n) < (cap) ? 0                                                    \
-		     : grow((void **)&(arr), &(cap), sizeof(*(arr))))
+#define GROW(arr, n, cap)                                                      \
+	((n) < (cap) ? 0 : grow((void **)&(arr), &(cap), sizeof(*(arr))))
 
 static int grow(void **p, size_t *cap, size_t size)
 {
@@ -103,8 +103,7 @@ static char *dupn(const char *s, size_t n)
 	return d;
 }
 
-void rpt_note(struct corral_report *m, unsigned long line, const char *fmt,
-	      ...)
+void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 {
 	/* a journal with a million odd lines must not make a million notes */
 	if (m->nnotes >= 100 || GROW(m->notes, m->nnotes, m->notes_cap)) {
@@ -338,9 +337,11 @@ static int add_mark(struct corral_report *m, int kind, double t, int proc,
 	if (GROW(m->marks, m->nmarks, m->marks_cap))
 		return -ENOMEM;
 	int i = (int)m->nmarks++;
-	m->marks[i] = (struct rmark){
-		.t = t, .proc = proc, .tid = tid, .kind = (uint8_t)kind,
-		.line = line};
+	m->marks[i] = (struct rmark){.t = t,
+				     .proc = proc,
+				     .tid = tid,
+				     .kind = (uint8_t)kind,
+				     .line = line};
 	return i;
 }
 
@@ -362,8 +363,7 @@ static int num_i(const struct jdoc *d, const struct jnode *o, const char *k)
 	return jd_num(d, o, k, &v) ? to_int(v) : 0;
 }
 
-static char *str_dup(const struct jdoc *d, const struct jnode *o,
-		     const char *k)
+static char *str_dup(const struct jdoc *d, const struct jnode *o, const char *k)
 {
 	size_t n;
 	const char *s = jd_string(d, o, k, &n);
@@ -378,15 +378,38 @@ static bool is_crash(int sig)
 }
 
 static const char *const exit_keys[] = {
-	"event", "t", "pid", "tgid", "ppid", "nspid", "setup", "status",
-	"signal", "signo", "core", "n", "h", NULL};
+	"event",  "t",	    "pid",   "tgid", "ppid", "nspid", "setup",
+	"status", "signal", "signo", "core", "n",    "h",     NULL};
 
-static const char *const end_keys[] = {
-	"event", "t", "exit_code", "reason", "status", "signal", "signo",
-	"core", "exec_error", "sandbox_failed", "by_signal", "processes",
-	"threads", "execs", "left", "killed", "survivors", "unstopped",
-	"phases", "duration", "escapes", "stacks", "journal_errors",
-	"journal_lost", "journal_intact", "chain_key", "n", "h", NULL};
+static const char *const end_keys[] = {"event",
+				       "t",
+				       "exit_code",
+				       "reason",
+				       "status",
+				       "signal",
+				       "signo",
+				       "core",
+				       "exec_error",
+				       "sandbox_failed",
+				       "by_signal",
+				       "processes",
+				       "threads",
+				       "execs",
+				       "left",
+				       "killed",
+				       "survivors",
+				       "unstopped",
+				       "phases",
+				       "duration",
+				       "escapes",
+				       "stacks",
+				       "journal_errors",
+				       "journal_lost",
+				       "journal_intact",
+				       "chain_key",
+				       "n",
+				       "h",
+				       NULL};
 
 static int ev_start(struct corral_report *m, const struct jdoc *d,
 		    const struct jnode *o, double t)
@@ -402,7 +425,7 @@ static int ev_start(struct corral_report *m, const struct jdoc *d,
 			  &m->command_argc);
 	/* schema 2 names the wall clock; any of these spellings is taken */
 	static const char *const wall[] = {"wall", "wall_clock", "utc",
-					   "time", "date", NULL};
+					   "time", "date",	 NULL};
 	for (const char *const *k = wall; *k && !m->wall; k++)
 		m->wall = str_dup(d, o, *k);
 	m->host = str_dup(d, o, "host");
@@ -751,7 +774,8 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			continue;
 		unsigned long line = r->line;
 		if (st == JR_CUT && started) {
-			/* corral was killed while writing, or the file was cut */
+			/* corral was killed while writing, or the file was cut
+			 */
 			m->cut = true;
 			m->cut_line = line;
 			rpt_note(m, line,
@@ -786,8 +810,9 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			return -EINVAL;
 		}
 		if (!jd_num(d, o, "t", &t) && strcmp(ev, "start")) {
-			snprintf(err, errlen, "line %lu: event \"%.40s\" has no "
-					      "time (\"t\")",
+			snprintf(err, errlen,
+				 "line %lu: event \"%.40s\" has no "
+				 "time (\"t\")",
 				 line, ev);
 			return -EINVAL;
 		}
@@ -837,8 +862,9 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			 "after line %lu; this is what it wrote",
 			 m->lines);
 	if (m->unknown_events)
-		rpt_note(m, 0, "%lu event(s) of a type this report does not "
-			       "know: ignored",
+		rpt_note(m, 0,
+			 "%lu event(s) of a type this report does not "
+			 "know: ignored",
 			 m->unknown_events);
 	finish(m);
 	return 0;

@@ -114,8 +114,7 @@ void out_argv_text(FILE *f, const char *argv, size_t len)
 			out_text(f, argv + i, 1);
 }
 
-void out_argv_json(FILE *f, const char *argv, size_t len, int argc,
-		   int mode)
+void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode)
 {
 	fputc('[', f);
 	size_t i = 0;

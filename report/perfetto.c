@@ -91,8 +91,9 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 		rpt_proc_name(m, (int)i, name, sizeof(name));
 		rpt_proc_end_text(m, (int)i, how, sizeof(how));
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
-			   "\"tid\":%d,\"args\":{\"name\":",
+		fprintf(f,
+			"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
+			"\"tid\":%d,\"args\":{\"name\":",
 			p->pid, p->pid);
 		char full[160];
 		snprintf(full, sizeof(full), "%s%s", p->forks ? "(fork) " : "",
@@ -100,28 +101,30 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 		str(f, full);
 		fputs("}}", f);
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_sort_index\","
-			   "\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%zu}}",
+		fprintf(f,
+			"{\"ph\":\"M\",\"name\":\"process_sort_index\","
+			"\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%zu}}",
 			p->pid, p->pid, i);
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
-			   "\"tid\":%d,\"args\":{\"name\":",
+		fprintf(f,
+			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+			"\"tid\":%d,\"args\":{\"name\":",
 			p->pid, p->pid);
 		str(f, full);
 		fputs("}}", f);
 
 		double end = end_of(m, p->has_exit ? p->ended : -1);
 		/* before its first exec it runs its parent's program */
-		double first_exec = p->first_exec >= 0
-					    ? m->execs[p->first_exec].t
-					    : end;
+		double first_exec =
+			p->first_exec >= 0 ? m->execs[p->first_exec].t : end;
 		if (first_exec > p->born || p->first_exec < 0) {
 			char fn[160];
 			snprintf(fn, sizeof(fn), "(fork) %s", name);
 			slice(f, first, p->pid, p->pid, "fork", fn, p->born,
 			      first_exec);
-			fprintf(f, ",\"args\":{\"pid\":%d,\"how\":\"%s\","
-				   "\"end\":\"%s\"}}",
+			fprintf(f,
+				",\"args\":{\"pid\":%d,\"how\":\"%s\","
+				"\"end\":\"%s\"}}",
 				p->pid, rpt_how_name(p->how), how);
 		}
 		for (int e = p->first_exec; e >= 0; e = m->execs[e].next) {
@@ -148,8 +151,9 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 		char nm[32];
 		snprintf(nm, sizeof(nm), "thread %d", t->tid);
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
-			   "\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
+		fprintf(f,
+			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+			"\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
 			pid, t->tid, nm);
 		slice(f, first, pid, t->tid, "thread", nm, t->born,
 		      end_of(m, t->ended));
@@ -176,20 +180,23 @@ static void flows(const struct corral_report *m, FILE *f, bool *first)
 		if (p->creator && p->creator != pp->pid) {
 			/* forked by one of the parent's threads, if alive */
 			int k = rpt_thread_index(m, p->creator);
-			const struct rthread *t = k >= 0 ? &m->threads[k] : NULL;
+			const struct rthread *t =
+				k >= 0 ? &m->threads[k] : NULL;
 			if (t && t->proc == p->parent && t->born <= p->born &&
 			    end_of(m, t->ended) >= p->born)
 				tid = t->tid;
 		}
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"s\",\"cat\":\"fork\",\"name\":\"fork\","
-			   "\"id\":%zu,\"pid\":%d,\"tid\":%d",
+		fprintf(f,
+			"{\"ph\":\"s\",\"cat\":\"fork\",\"name\":\"fork\","
+			"\"id\":%zu,\"pid\":%d,\"tid\":%d",
 			i + 1, pp->pid, tid);
 		ts(f, "ts", p->born);
 		fputc('}', f);
 		sep(f, first);
-		fprintf(f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fork\","
-			   "\"name\":\"fork\",\"id\":%zu,\"pid\":%d,\"tid\":%d",
+		fprintf(f,
+			"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fork\","
+			"\"name\":\"fork\",\"id\":%zu,\"pid\":%d,\"tid\":%d",
 			i + 1, p->pid, p->pid);
 		ts(f, "ts", p->born);
 		fputc('}', f);
@@ -197,8 +204,9 @@ static void flows(const struct corral_report *m, FILE *f, bool *first)
 }
 
 static const char *const mark_cat[MK__COUNT] = {
-	[MK_SIGNAL] = "signal", [MK_STOP] = "stop",	[MK_CONT] = "cont",
-	[MK_ESCAPE] = "escape", [MK_STACK] = "stack",	[MK_DENIED] = "denied",
+	[MK_SIGNAL] = "signal", [MK_STOP] = "stop",
+	[MK_CONT] = "cont",	[MK_ESCAPE] = "escape",
+	[MK_STACK] = "stack",	[MK_DENIED] = "denied",
 	[MK_LEFT] = "left",	[MK_ALTERED] = "altered",
 };
 
@@ -262,14 +270,12 @@ static void marks(const struct corral_report *m, FILE *f, bool *first)
 		char name[128];
 		snprintf(name, sizeof(name), "ending (%s)",
 			 m->ending_reason ? m->ending_reason : "?");
-		instant(f, first, gpid, gpid, 'g', "ending", name,
-			m->ending_t);
+		instant(f, first, gpid, gpid, 'g', "ending", name, m->ending_t);
 		fputs("}", f);
 	}
 	if (m->has_end) {
 		char name[128];
-		snprintf(name, sizeof(name), "end: exit code %d",
-			 m->exit_code);
+		snprintf(name, sizeof(name), "end: exit code %d", m->exit_code);
 		instant(f, first, gpid, gpid, 'g', "end", name, m->end_t);
 		fputs("}", f);
 	}

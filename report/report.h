@@ -37,8 +37,9 @@ enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 struct jnode {
 	uint8_t type;
 	bool b;
-	uint32_t key, klen; /* offset/length in strs: member name in an object */
-	uint32_t s, slen;   /* string value, or a number's text */
+	uint32_t key,
+		klen;	  /* offset/length in strs: member name in an object */
+	uint32_t s, slen; /* string value, or a number's text */
 	double num;
 	int32_t first, last, next; /* children (array/object), sibling */
 };
@@ -77,10 +78,10 @@ struct jreader {
 	char *buf;		/* owned when fd >= 0 */
 	size_t cap, start, end; /* unread bytes are buf[start, end) */
 	bool eof;
-	unsigned long line;	/* number of the last line returned */
-	const char *lp;		/* its bytes (without the newline) */
+	unsigned long line; /* number of the last line returned */
+	const char *lp;	    /* its bytes (without the newline) */
 	size_t llen;
-	size_t scanned;		/* bytes after start known to have no \n */
+	size_t scanned; /* bytes after start known to have no \n */
 	void *yajl;
 	struct jdoc doc;
 	char err[256];
@@ -111,7 +112,8 @@ enum rpt_how {
 	HOW_OK,	     /* exit status 0 */
 	HOW_FAILED,  /* exit status != 0, or a signal not sent by corral */
 	HOW_KILLED,  /* ended by corral while it ended the tree */
-	HOW_CRASHED, /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, core */
+	HOW_CRASHED, /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, core
+		      */
 	HOW_LEFT,    /* left behind by the command (then ended by corral) */
 	HOW_UNKNOWN, /* no exit in the journal (it was cut, or corral died) */
 	HOW__COUNT
@@ -119,8 +121,8 @@ enum rpt_how {
 
 struct rproc {
 	int pid, tgid, nspid;
-	int parent;	/* index, -1 for a root */
-	int creator;	/* the task (tid) that forked it, 0 if unknown */
+	int parent;  /* index, -1 for a root */
+	int creator; /* the task (tid) that forked it, 0 if unknown */
 	int first_child, next_sibling, last_child;
 	double born, ended; /* ended < 0: no exit event */
 	double ending_at;   /* when corral started ending it, or -1 */
@@ -130,9 +132,10 @@ struct rproc {
 	int nexecs, nthreads;
 	int first_exec, last_exec; /* indexes in model.execs, -1 */
 	int left_exec; /* argv read from /proc when it was left (not an exec) */
-	int cmd_exec; /* the exec whose argv names it: its own or an ancestor's */
-	int forks;    /* generations between it and that exec (0: its own) */
-	char *exit_extra; /* raw JSON of the exit event's other keys */
+	int cmd_exec;  /* the exec whose argv names it: its own or an ancestor's
+			*/
+	int forks;     /* generations between it and that exec (0: its own) */
+	char *exit_extra;   /* raw JSON of the exit event's other keys */
 	unsigned long line; /* line that created it */
 };
 
@@ -168,7 +171,7 @@ struct rmark {
 	int proc, tid;
 	uint8_t kind;
 	int signo;
-	char *text; /* signal name, call + verdict, frames... (may be NULL) */
+	char *text;  /* signal name, call + verdict, frames... (may be NULL) */
 	char *extra; /* escape: verdict; stack: why */
 	unsigned long line;
 };
@@ -188,10 +191,10 @@ struct corral_report {
 	char *name;
 	int schema;
 	char *version;
-	double t_start;	 /* t of the start line */
-	char *wall;	 /* wall clock of the start, if the journal has one */
+	double t_start;	  /* t of the start line */
+	char *wall;	  /* wall clock of the start, if the journal has one */
 	char *host, *cwd; /* schema 2 */
-	char *command;	 /* NUL-separated */
+	char *command;	  /* NUL-separated */
 	size_t command_len;
 	int command_argc;
 	double timeout;
@@ -228,7 +231,7 @@ struct corral_report {
 	long end_processes, end_threads, end_execs, end_left, end_killed,
 		end_survivors, end_escapes, end_stacks, end_journal_errors,
 		end_unstopped, end_journal_lost;
-	int end_intact; /* schema 2 journal_intact: 1, 0, -1 not said */
+	int end_intact;	 /* schema 2 journal_intact: 1, 0, -1 not said */
 	char *end_extra; /* raw JSON of end keys this reader does not know */
 	bool cut;	 /* the last line was cut */
 	unsigned long cut_line;
@@ -242,8 +245,8 @@ int rpt_thread_index(const struct corral_report *m, int tid);
 /* Build the model from a reader; 0, or -EINVAL with err naming the line. */
 int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 	      size_t errlen);
-void rpt_note(struct corral_report *m, unsigned long line, const char *fmt,
-	      ...) __attribute__((format(printf, 3, 4)));
+void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Hook for the journal chain check (issue 10): true when line `line`
@@ -275,8 +278,7 @@ void out_json_str(FILE *f, const char *s, size_t n, int mode);
 /* argv (NUL-separated) joined by spaces, as text. */
 void out_argv_text(FILE *f, const char *argv, size_t len);
 /* argv as a JSON array of strings. */
-void out_argv_json(FILE *f, const char *argv, size_t len, int argc,
-		   int mode);
+void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode);
 void out_num(FILE *f, double v);
 
 #endif

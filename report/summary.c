@@ -12,7 +12,7 @@
 #include "report.h"
 
 #define LIST_MAX 20 /* entries per list; the rest is counted */
-#define TOP_N 5
+#define TOP_N	 5
 
 struct ctx {
 	const struct corral_report *m;
@@ -84,8 +84,8 @@ static void lineage(const struct ctx *c, int proc)
 }
 
 /* Indexes of the TOP_N procs with the largest key(). */
-static int top(const struct corral_report *m, double (*key)(const struct corral_report *, int),
-	       int *out)
+static int top(const struct corral_report *m,
+	       double (*key)(const struct corral_report *, int), int *out)
 {
 	double kv[TOP_N];
 	int n = 0;
@@ -205,7 +205,9 @@ static void proc_line(const struct ctx *c, int i, bool with_lineage)
 		fprintf(c->f, " at %.3fs", p->ended);
 	fputc(']', c->f);
 	if (with_lineage && p->parent >= 0) {
-		fputs(c->fmt == CORRAL_REPORT_MD ? " <br>lineage: " : "\n      lineage: ", c->f);
+		fputs(c->fmt == CORRAL_REPORT_MD ? " <br>lineage: "
+						 : "\n      lineage: ",
+		      c->f);
 		lineage(c, i);
 	}
 	fputc('\n', c->f);
@@ -304,7 +306,8 @@ static void summary_text(const struct ctx *c)
 	else
 		fputs("corral report: ", f);
 	out_text(f, m->name, strlen(m->name));
-	fputs(c->fmt == CORRAL_REPORT_MD ? "`\n\n| | |\n| --- | --- |\n" : "\n", f);
+	fputs(c->fmt == CORRAL_REPORT_MD ? "`\n\n| | |\n| --- | --- |\n" : "\n",
+	      f);
 	row(c, "journal", "schema %d, corral %s, %lu lines%s", m->schema,
 	    nz(m->version, "?"), m->lines,
 	    m->cut ? ", cut at the end" : (m->has_end ? "" : ", no end line"));
@@ -344,24 +347,28 @@ static void summary_text(const struct ctx *c)
 	    m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
 	    m->how_count[HOW_KILLED], m->how_count[HOW_CRASHED],
 	    m->how_count[HOW_UNKNOWN] ? ", some with no exit seen" : "");
-	row(c, "events", "%lu signals, %lu stops, %lu escapes, %lu stacks, "
-			 "%lu denied",
+	row(c, "events",
+	    "%lu signals, %lu stops, %lu escapes, %lu stacks, "
+	    "%lu denied",
 	    m->n_signals, m->n_stops, m->n_escapes, m->n_stacks, m->n_denied);
 	if (m->has_ending)
-		row(c, "ending", "at %.6fs (%s%s%s): grace %.6fs, stop %.6fs, "
-				 "kill %.6fs; %ld SIGKILLed, %ld survivors",
+		row(c, "ending",
+		    "at %.6fs (%s%s%s): grace %.6fs, stop %.6fs, "
+		    "kill %.6fs; %ld SIGKILLed, %ld survivors",
 		    m->ending_t, nz(m->ending_reason, "?"),
 		    m->ending_signal ? " " : "", nz(m->ending_signal, ""),
-		    m->phase_grace, m->phase_stop, m->phase_kill,
-		    m->end_killed, m->end_survivors);
+		    m->phase_grace, m->phase_stop, m->phase_kill, m->end_killed,
+		    m->end_survivors);
 	if (m->has_end && (m->end_journal_errors || m->end_journal_lost))
-		row(c, "lost", "%ld journal lines never written, %ld failed "
-			       "writes",
+		row(c, "lost",
+		    "%ld journal lines never written, %ld failed "
+		    "writes",
 		    m->end_journal_lost, m->end_journal_errors);
 	if (m->has_end && m->end_intact == 0)
-		row(c, "tampered", "corral found its journal changed on disk "
-				   "before the end line (corral verify names "
-				   "the line)");
+		row(c, "tampered",
+		    "corral found its journal changed on disk "
+		    "before the end line (corral verify names "
+		    "the line)");
 	if (m->altered_lines)
 		row(c, "altered", "%lu lines fail the chain check",
 		    m->altered_lines);
@@ -436,7 +443,8 @@ static void json_proc(const struct ctx *c, int i, bool first)
 	rpt_proc_end_text(c->m, i, how, sizeof(how));
 	fprintf(c->f, "%s{\"pid\":%d,\"argv\":", first ? "" : ",", p->pid);
 	argv_of(c, i);
-	fprintf(c->f, ",\"how\":\"%s\",\"end\":\"%s\",\"born\":", rpt_how_name(p->how), how);
+	fprintf(c->f, ",\"how\":\"%s\",\"end\":\"%s\",\"born\":",
+		rpt_how_name(p->how), how);
 	out_num(c->f, p->born);
 	if (p->has_exit) {
 		fputs(",\"ended\":", c->f);
@@ -447,8 +455,7 @@ static void json_proc(const struct ctx *c, int i, bool first)
 	fputc('}', c->f);
 }
 
-static void json_how(const struct ctx *c, const char *key, int how,
-		     bool *first)
+static void json_how(const struct ctx *c, const char *key, int how, bool *first)
 {
 	jkey(c->f, key, first);
 	fputc('[', c->f);

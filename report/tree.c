@@ -37,8 +37,8 @@ struct item {
  */
 int corral_report_tree(const struct corral_report *m, FILE *f)
 {
-	fprintf(f, "corral: %zu processes, %zu threads, %lu execs, ",
-		m->nprocs, m->nthreads, m->n_execs);
+	fprintf(f, "corral: %zu processes, %zu threads, %lu execs, ", m->nprocs,
+		m->nthreads, m->n_execs);
 	if (m->has_end)
 		fprintf(f, "exit %d (%s)\n", m->exit_code,
 			m->end_reason ? m->end_reason : "?");

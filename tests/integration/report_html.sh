@@ -67,6 +67,20 @@ if j_valid "$j"; then
 	fi
 fi
 
+RUN_LABEL="schema 2"
+cat >"$T/s2.jsonl" <<'J'
+{"event":"start","t":0,"schema":2,"version":"0.2.0","pid":1,"time":"2026-12-01T10:00:00.000000Z","host":"vm","argv":["corral"],"command":["sh"],"n":0,"h":"ab"}
+{"event":"exec","t":0.1,"pid":10,"tgid":10,"path":"/bin/sh","argv":["sh"],"n":1,"h":"cd"}
+{"event":"exit","t":0.3,"pid":10,"tgid":10,"status":0,"cpu_user":0.01,"cpu_sys":0.002,"max_rss":2048,"n":2,"h":"ef"}
+{"event":"end","t":0.4,"exit_code":0,"reason":"none","status":0,"processes":1,"threads":0,"execs":1,"left":0,"killed":0,"survivors":0,"phases":{"grace":0,"stop":0,"kill":0},"duration":0.4,"journal_lost":0,"journal_intact":true,"n":3,"h":"01"}
+J
+"$CORRAL" report -q --html "$T/s2.html" "$T/s2.jsonl" || fail "report --html failed"
+if page s2 "$T/s2.html" "#pid=10"; then
+	grep -qF '<td>max rss</td><td>2.0 MiB</td>' "$T/s2.dom" || fail "details do not show the peak RSS"
+	grep -qF '<td>cpu</td><td>user 10.0 ms, sys 2.00 ms</td>' "$T/s2.dom" || fail "details do not show the CPU time"
+	grep -qF 'started <b>2026-12-01T10:00:00.000000Z</b>' "$T/s2.dom" || fail "header does not show the wall clock"
+fi
+
 RUN_LABEL="10,000 processes"
 python3 "$LIB_DIR/report_gen.py" 36000 3 >"$T/big.jsonl"
 want=$(($(jq -c 'select(.event == "fork")' "$T/big.jsonl" | wc -l) + 1))
