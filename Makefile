@@ -226,12 +226,13 @@ clean:
 # the journal reader and every writer of `corral report`, with ASan+UBSan.
 REPORT_FUZZ := $(BUILD)/fuzz/fuzz_report
 REPORT_FUZZ_SECONDS ?= 60
-$(REPORT_FUZZ): fuzz/fuzz_report.c $(wildcard report/*.c report/*.h) \
+REPORT_FUZZ_SRC := $(wildcard report/*.c) tracer/quote.c tracer/json.c
+$(REPORT_FUZZ): fuzz/fuzz_report.c $(REPORT_FUZZ_SRC) $(wildcard report/*.h) \
 		include/corral.h $(BUILD)/gen/timeline_html.inc
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Ireport -I$(BUILD)/gen \
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Itracer -I$(BUILD)/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ fuzz/fuzz_report.c $(wildcard report/*.c) -lyajl
+		-o $@ fuzz/fuzz_report.c $(REPORT_FUZZ_SRC) -lyajl
 
 .PHONY: fuzz fuzz-report
 fuzz-report: all $(REPORT_FUZZ)

@@ -3,8 +3,11 @@
  * journal's own convention for bytes that are not UTF-8), as argv lists.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "quote.h"
 #include "report.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
@@ -44,12 +47,20 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 void out_text(FILE *f, const char *s, size_t n)
 {
-	/* as the live --tree does: a control character must not drive the
-	 * terminal; every other byte is shown as it was */
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	/* as the live tree and messages do (tracer/quote.c): nothing a
+	 * member chose as its argv may drive the terminal; bytes that are not
+	 * UTF-8 are shown as \xHH */
+	char *z = malloc(n + 1);
+	if (!z)
+		return;
+	memcpy(z, s, n);
+	z[n] = 0;
+	struct sbuf b = {0};
+	quote_text(&b, z);
+	if (b.p)
+		fwrite(b.p, 1, b.len, f);
+	sb_free(&b);
+	free(z);
 }
 
 void out_json_str(FILE *f, const char *s, size_t n, int mode)
@@ -105,13 +116,20 @@ void out_json_str(FILE *f, const char *s, size_t n, int mode)
 	fputc('"', f);
 }
 
-void out_argv_text(FILE *f, const char *argv, size_t len)
+void out_argv_text(FILE *f, const char *argv, size_t len, int argc)
 {
-	for (size_t i = 0; i < len; i++)
-		if (argv[i] == 0)
-			fputc(' ', f);
-		else
-			out_text(f, argv + i, 1);
+	/* each argument as a shell reads it back (quote_arg) */
+	struct sbuf b = {0};
+	size_t i = 0;
+	for (int k = 0; argv && k < argc && i <= len; k++) {
+		if (k)
+			sb_putc(&b, ' ');
+		quote_arg(&b, argv + i);
+		i += strlen(argv + i) + 1;
+	}
+	if (b.p)
+		fwrite(b.p, 1, b.len, f);
+	sb_free(&b);
 }
 
 void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode)

@@ -270,13 +270,14 @@ void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,
 
 /* Output helpers (out.c). */
 enum { OUT_RAW, OUT_TEXT, OUT_JSON, OUT_JSON_ASCII };
-/* Bytes for a terminal: control characters as \xNN, the rest as is. */
+/* Text for a terminal: control characters and bytes that are not UTF-8
+ * escaped (quote_text). */
 void out_text(FILE *f, const char *s, size_t n);
 /* A JSON string literal; non-UTF-8 bytes as \udcXX (mode OUT_JSON) or
  * as the text \xNN (OUT_JSON_ASCII); '<' '>' '&' always escaped. */
 void out_json_str(FILE *f, const char *s, size_t n, int mode);
-/* argv (NUL-separated) joined by spaces, as text. */
-void out_argv_text(FILE *f, const char *argv, size_t len);
+/* argv (NUL-separated), each argument quoted as a shell reads it back. */
+void out_argv_text(FILE *f, const char *argv, size_t len, int argc);
 /* argv as a JSON array of strings. */
 void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode);
 void out_num(FILE *f, double v);

@@ -22,6 +22,36 @@ struct ctx {
 
 /* ---------------------------------------------------------- helpers */
 
+/*
+ * argv quoted as a shell reads it back (as the tree prints it); in
+ * Markdown a backquote would end the code span and, in a table, a '|' the
+ * cell.
+ */
+static void put_argv(const struct ctx *c, const char *argv, size_t len,
+		     int argc, bool table)
+{
+	if (c->fmt != CORRAL_REPORT_MD) {
+		out_argv_text(c->f, argv, len, argc);
+		return;
+	}
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	if (!m)
+		return;
+	out_argv_text(m, argv, len, argc);
+	fclose(m);
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '`')
+			fputc('\'', c->f);
+		else if (buf[i] == '|' && table)
+			fputs("\\|", c->f);
+		else
+			fputc(buf[i], c->f);
+	}
+	free(buf);
+}
+
 static void argv_of(const struct ctx *c, int proc)
 {
 	const struct rexec *x = rpt_exec_of(c->m, proc);
@@ -37,20 +67,12 @@ static void argv_of(const struct ctx *c, int proc)
 		fputs("(fork) ", c->f);
 	if (c->fmt == CORRAL_REPORT_MD)
 		fputc('`', c->f);
-	if (x && x->argc) {
-		/* backquotes would end the Markdown code span */
-		for (size_t i = 0; i < x->argv_len; i++) {
-			char ch = x->argv[i];
-			if (!ch)
-				fputc(' ', c->f);
-			else if (ch == '`' && c->fmt == CORRAL_REPORT_MD)
-				fputc('\'', c->f);
-			else
-				out_text(c->f, &ch, 1);
-		}
-	} else {
-		fputs(x && x->path ? x->path : "?", c->f);
-	}
+	if (x && x->argc)
+		put_argv(c, x->argv, x->argv_len, x->argc, false);
+	else if (x && x->path)
+		out_text(c->f, x->path, strlen(x->path));
+	else
+		fputc('?', c->f);
 	if (c->fmt == CORRAL_REPORT_MD)
 		fputc('`', c->f);
 }
@@ -315,12 +337,7 @@ static void summary_text(const struct ctx *c)
 		fputs("| command | `", f);
 	else
 		fprintf(f, "  %-10s ", "command");
-	for (size_t i = 0; m->command && i < m->command_len; i++) {
-		char ch = m->command[i] ? m->command[i] : ' ';
-		if (c->fmt == CORRAL_REPORT_MD && (ch == '`' || ch == '|'))
-			ch = '\'';
-		out_text(f, &ch, 1);
-	}
+	put_argv(c, m->command, m->command_len, m->command_argc, true);
 	fputs(c->fmt == CORRAL_REPORT_MD ? "` |\n" : "\n", f);
 	if (m->wall)
 		row(c, "started", "%s%s%s", m->wall, m->host ? " on " : "",

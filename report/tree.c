@@ -1,98 +1,152 @@
 /*
- * tree.c - the process tree from a journal, printed exactly as
- * `corral run --tree` prints it live (cli/corral.c), so the two can be
- * compared line for line.
+ * tree.c - the process tree from a journal, printed as `corral run --tree`
+ * prints it at the end of a run (tracer/live.c, corral_tree_text), so the
+ * two can be compared line for line: the same header, order (birth order),
+ * argv quoting (tracer/quote.c: as a shell reads it back, bytes that are
+ * not UTF-8 as $'\xHH'), "(fork)" for a process that never exec'd, the
+ * same indentation limit.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "quote.h"
 #include "report.h"
 
-static void cmd(FILE *f, const struct corral_report *m, int i)
+#define MAX_INDENT 40 /* as live.c: deeper levels are not drawn */
+
+/* argv (NUL-separated) quoted as quote_argv() does. */
+static void put_argv(struct sbuf *b, const struct rexec *x)
 {
-	/* "(fork) " for each generation without an exec, as live */
-	const struct rexec *x = rpt_exec_of(m, i);
-	if (!x) {
-		fputs("?", f);
-		return;
+	size_t i = 0;
+	for (int k = 0; k < x->argc && i <= x->argv_len; k++) {
+		if (k)
+			sb_putc(b, ' ');
+		quote_arg(b, x->argv + i);
+		i += strlen(x->argv + i) + 1;
 	}
-	for (int k = 0; k < m->procs[i].forks && k < 8; k++)
-		fputs("(fork) ", f);
-	if (x->argc)
-		out_argv_text(f, x->argv, x->argv_len);
-	else if (x->path)
-		out_text(f, x->path, strlen(x->path));
-	else
-		fputs("?", f);
 }
 
-struct item {
-	int proc, depth;
-	bool last;
-};
+static void put_line(struct sbuf *b, const struct corral_report *m, int i,
+		     int depth, const bool *last)
+{
+	const struct rproc *p = &m->procs[i];
+	for (int k = 1; k < depth && k <= MAX_INDENT; k++)
+		sb_puts(b, last[k] ? "   " : "|  ");
+	if (depth > MAX_INDENT)
+		sb_printf(b, "[depth %d] ", depth);
+	if (depth)
+		sb_puts(b, last[depth <= MAX_INDENT ? depth : MAX_INDENT]
+				   ? "`- "
+				   : "|- ");
+	sb_printf(b, "%d ", p->pid);
+	if (p->setup)
+		sb_puts(b, "(setup) ");
+	/* a fork that never exec'd runs its creator's program: said once,
+	 * with the nearest ancestor's argv (rpt_exec_of) */
+	const struct rexec *x = rpt_exec_of(m, i);
+	if (p->forks && i != 0)
+		sb_puts(b, "(fork) ");
+	if (x && x->argc)
+		put_argv(b, x);
+	else if (x && x->path)
+		quote_arg(b, x->path);
+	else
+		sb_putc(b, '?');
+	sb_puts(b, " [");
+	if (!p->has_exit)
+		sb_puts(b, "no exit seen");
+	else if (p->sig) {
+		const char *n = p->sig > 0 ? sigabbrev_np(p->sig) : NULL;
+		if (n)
+			sb_printf(b, "killed by SIG%s", n);
+		else
+			sb_printf(b, "killed by signal %d", p->sig);
+		if (p->core)
+			sb_puts(b, " (core dumped)");
+	} else {
+		sb_printf(b, "exit %d", p->status);
+	}
+	double end = p->has_exit ? p->ended : m->t_last;
+	sb_printf(b, ", %.3fs]\n", end - p->born);
+}
 
-/*
- * Depth-first without recursion: a fork chain of a million processes is a
- * legal journal and must not overflow the stack.
- */
+static const char *plural(unsigned long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The header `corral run --tree` prints (cli/corral.c, print_tree). */
+static void header(struct sbuf *b, const struct corral_report *m)
+{
+	unsigned long np = m->nprocs, nt = m->nthreads, ne = m->n_execs;
+	sb_printf(b, "corral: %lu %s, %lu %s, %lu %s; ", np,
+		  plural(np, "process", "processes"), nt,
+		  plural(nt, "thread", "threads"), ne,
+		  plural(ne, "exec", "execs"));
+	bool core = m->nprocs && m->procs[0].core;
+	if (!m->has_end)
+		sb_puts(b, "no end line: corral was killed?");
+	else if (m->exec_error || m->sandbox_failed)
+		sb_puts(b, "the command did not run");
+	else if (m->end_signal) {
+		char *e = corral_escape(m->end_signal);
+		sb_printf(b, "the command was killed by %s%s", e ? e : "?",
+			  core ? " (core dumped)" : "");
+		free(e);
+	} else
+		sb_printf(b, "the command exited with status %d",
+			  m->end_status);
+	sb_putc(b, '\n');
+}
+
+/* Iterative depth-first walk: a 10,000-deep chain must not blow the stack. */
 int corral_report_tree(const struct corral_report *m, FILE *f)
 {
-	fprintf(f, "corral: %zu processes, %zu threads, %lu execs, ", m->nprocs,
-		m->nthreads, m->n_execs);
-	if (m->has_end)
-		fprintf(f, "exit %d (%s)\n", m->exit_code,
-			m->end_reason ? m->end_reason : "?");
-	else
-		fprintf(f, "no end line\n");
-	size_t cap = m->nprocs + 1, n = 0, pcap = 4096;
-	struct item *st = malloc(cap * sizeof(*st));
-	char *pre = malloc(pcap);
-	if (!st || !pre) {
-		free(st);
-		free(pre);
+	struct sbuf b = {0};
+	header(&b, m);
+	fwrite(b.p, 1, b.len, f);
+	int n = (int)m->nprocs;
+	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
+	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
+	bool last[MAX_INDENT + 1] = {0};
+	if (!stack || !depth) {
+		free(stack);
+		free(depth);
+		sb_free(&b);
 		return -12;
 	}
-	for (size_t r = m->nprocs; r-- > 0;)
-		if (m->procs[r].parent < 0)
-			st[n++] = (struct item){(int)r, 0, true};
-	while (n) {
-		struct item it = st[--n];
-		const struct rproc *p = &m->procs[it.proc];
-		size_t plen = it.depth > 1 ? 3 * (size_t)(it.depth - 1) : 0;
-		char how[64];
-		rpt_proc_end_text(m, it.proc, how, sizeof(how));
-		double life = (p->has_exit ? p->ended : p->born) - p->born;
-		fwrite(pre, 1, plen, f);
-		fprintf(f, "%s%d %s", it.depth ? (it.last ? "`- " : "|- ") : "",
-			p->pid, p->setup ? "(setup) " : "");
-		cmd(f, m, it.proc);
-		fprintf(f, " [%s, %.3fs]\n", how, life);
-		if (it.depth) {
-			if (plen + 3 > pcap) {
-				char *q = realloc(pre, pcap * 2);
-				if (!q)
-					break;
-				pre = q;
-				pcap *= 2;
+	for (int r = 0; r < n; r++) {
+		if (m->procs[r].parent >= 0)
+			continue;
+		int sp = 0;
+		stack[sp] = r;
+		depth[sp++] = 0;
+		while (sp) {
+			int i = stack[--sp], d = depth[sp];
+			const struct rproc *p = &m->procs[i];
+			if (d > 0 && d <= MAX_INDENT)
+				last[d] = p->next_sibling < 0;
+			sb_reset(&b);
+			put_line(&b, m, i, d, last);
+			fwrite(b.p, 1, b.len, f);
+			/* children pushed in reverse: printed in birth order */
+			int kids = 0;
+			for (int k = p->first_child; k >= 0;
+			     k = m->procs[k].next_sibling)
+				kids++;
+			int at = sp + kids;
+			for (int k = p->first_child; k >= 0;
+			     k = m->procs[k].next_sibling) {
+				stack[--at] = k;
+				depth[at] = d + 1;
 			}
-			memcpy(pre + plen, it.last ? "   " : "|  ", 3);
-		}
-		/* children pushed in reverse so the first is printed first */
-		size_t base = n;
-		for (int c = p->first_child; c >= 0;
-		     c = m->procs[c].next_sibling) {
-			if (n == cap)
-				break; /* cannot happen: each proc once */
-			st[n++] = (struct item){c, it.depth + 1,
-						m->procs[c].next_sibling < 0};
-		}
-		for (size_t a = base, b = n; b > a + 1; a++, b--) {
-			struct item t = st[a];
-			st[a] = st[b - 1];
-			st[b - 1] = t;
+			sp += kids;
 		}
 	}
-	free(st);
-	free(pre);
+	free(stack);
+	free(depth);
+	sb_free(&b);
 	return ferror(f) ? -5 : 0;
 }

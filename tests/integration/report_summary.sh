@@ -4,7 +4,7 @@
 # that crashes (with its stack) and one ended by a timeout (with stacks),
 # pids and times normalised; the --json counts checked against the
 # journal itself with jq (the independent witness); argv bytes that are not
-# UTF-8 come back exactly, in the text and in the JSON.
+# UTF-8 come back exactly: quoted ($'\xHH') in the text, as \udcXX in the JSON.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture daemonize exit_with stack_crash stack_hang
@@ -108,9 +108,14 @@ run -- "$CORRAL" run -q -j "$T/j.bytes" -- sh -c 'exit 0' "$bad" "é"
 expect_rc 0 "sh with non-UTF-8 argv"
 if j_valid "$T/j.bytes"; then
 	"$CORRAL" report --tree "$T/j.bytes" >"$T/tree.bytes"
-	# the tree shows the original bytes, as the live --tree does
-	grep -qaF -- "sh -c exit 0 $bad é" "$T/tree.bytes" ||
-		fail "tree does not show the original argv bytes: $(head -c 200 "$T/tree.bytes" | od -c | head -5)"
+	# the tree and the summary show each byte, quoted as a shell reads
+	# it back (as the live --tree does)
+	want="sh -c 'exit 0' \$'a\\xffb\\xc3' 'é'"
+	grep -qaF -- "$want" "$T/tree.bytes" ||
+		fail "tree does not show the argv bytes as $want: $(head -c 300 "$T/tree.bytes")"
+	"$CORRAL" report "$T/j.bytes" >"$T/sum.bytes"
+	grep -qaF -- "command    $want" "$T/sum.bytes" ||
+		fail "summary does not show the argv bytes as $want: $(head -c 300 "$T/sum.bytes")"
 	"$CORRAL" report --json "$T/j.bytes" >"$T/bytes.json"
 	python3 -c '
 import json, sys

@@ -3,7 +3,8 @@
 # `corral run --tree` printed live from the engine's own table: the two
 # must agree line for line (durations aside: the live tree measures them
 # with its own clock reads). The live tree is the independent witness. A
-# forktree run is also compared with a golden file (pids normalised).
+# forktree run is also compared with a golden file (pids normalised), and
+# argv with bytes that are not UTF-8 is quoted the same way.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture forktree daemonize threads stack_crash
@@ -32,9 +33,12 @@ tree_case() {
 	RUN_LABEL=$1
 	shift
 	local j=$T/j.$RUN_LABEL
-	run -- "$CORRAL" run -q --tree -j "$j" -- "$@"
+	run -- "$CORRAL" run --tree -j "$j" -- "$@"
 	j_valid "$j" || return 1
-	sed -n '/^corral: [0-9]* processes, /,$p' "$ERRF" | norm_time >"$T/live"
+	# the tree is the last thing corral prints: from its header on
+	# (and not what the shell says about corral's own death by a signal)
+	sed -n '/^corral: [0-9]* process\(es\)\?, [0-9]* threads\?, /,$p' "$ERRF" |
+		grep -E '^(corral: |[|` ]*([|`]- )?[0-9]+ )' | norm_time >"$T/live"
 	if [ ! -s "$T/live" ]; then
 		fail "no live tree on stderr"
 		show_run
@@ -68,12 +72,16 @@ tree_case daemonize "$FIX/daemonize"
 expect_grep '^   `- [0-9]+ .*/daemonize \[killed by SIGTERM, T\]$' "$T/last.tree" "daemon left behind, killed"
 
 tree_case exec-thread "$FIX/threads" -x 2 /bin/echo exec from a thread
-expect_grep '^corral: 1 processes, 2 threads, 2 execs, exit 0' "$T/last.tree" "threads and execs counted"
+expect_grep '^corral: 1 process, 2 threads, 2 execs; the command exited with status 0$' "$T/last.tree" "threads and execs counted"
 expect_grep '^[0-9]+ /bin/echo exec from a thread \[exit 0, T\]$' "$T/last.tree" "exec from a thread names the process"
 
 tree_case pipeline sh -c 'printf "b\na\n" | sort >/dev/null; (sleep 60 &); exit 0'
 
 tree_case crash "$FIX/stack_crash"
-expect_grep 'stack_crash \[killed by SIGSEGV, T\]$' "$T/last.tree" "crash shown"
+expect_grep 'stack_crash \[killed by SIGSEGV( \(core dumped\))?, T\]$' "$T/last.tree" "crash shown"
+
+# bytes that are not UTF-8 and quotes: shown as a shell reads them back
+tree_case quoting sh -c 'exit 0' "$(printf 'a\377b')" "it's"
+expect_grep "^[0-9]+ sh -c 'exit 0' \\$'a\\\\xffb' 'it'\\\\''s' \\[exit 0, T\\]$" "$T/last.tree" "argv quoted"
 
 done_test

@@ -290,7 +290,9 @@ static void unroff(char *s)
 static bool other_command_option(const char *name)
 {
 	static const char *const others[] = {"json", "bwrap", "stacks",
-					     "help", "version"};
+					     "help", "version",
+					     /* corral report */
+					     "format", "perfetto", "html"};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		if (!strcmp(name, others[i]))
 			return true;
