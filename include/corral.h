@@ -301,7 +301,7 @@ struct corral_config {
 	bool live_socket; /* answer `corral ps` on the abstract unix socket
 			     CORRAL_LIVE_SOCKET_FMT (same uid, non-members);
 			     served while corral_step()/corral_wait() sleep
-			     (with corral_fd(), only when a step runs) */
+			     (and through corral_fd()) */
 	/*
 	 * Added for issue 9: the kernel boundary, an enum corral_boundary
 	 * (default AUTO). 64 bits wide so the struct ends without padding: a
@@ -375,10 +375,9 @@ int corral_wait(struct corral *c);
  * call corral_step(c, 0), which does not block. It becomes readable when
  * the kernel has news (SIGCHLD, a handled signal), when a deadline
  * (timeout, grace) is due, and right away when the loop has work left
- * over; corral_step() clears it. Created at the first call (an epoll
- * descriptor owned by the supervisor: do not close it), valid until
- * corral_free(). -EOPNOTSUPP with pty (the relay between the terminals
- * needs corral_step(c, -1) or corral_wait()).
+ * over, and when the pty relay or the live socket (live_socket) has I/O;
+ * corral_step() clears it. Created at the first call (an epoll descriptor
+ * owned by the supervisor: do not close it), valid until corral_free().
  */
 int corral_fd(struct corral *c);
 

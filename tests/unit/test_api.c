@@ -3,7 +3,8 @@
  * host program, with real processes: caller structs of other sizes
  * (older and newer headers), what a callback may call (-EDEADLK, an end
  * requested from a callback), and corral_fd() in the caller's own poll
- * loop (readable when there is work, deadlines included, no spinning).
+ * loop (readable when there is work, deadlines included, no spinning; the
+ * pty relay and the live socket served through it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +16,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -343,19 +351,169 @@ static void test_fd_deadline(void **state)
 	no_child_left();
 }
 
+/*
+ * A pty run through corral_fd(): the relay is served from the caller's
+ * loop. The command writes far more than a pty buffers, so it would block
+ * forever if the relay waited for the end. Our stdout is a memfd for the
+ * run; stdin is whatever the runner gave (/dev/null: not pollable by
+ * epoll, read to its end at once).
+ */
 static void test_fd_pty(void **state)
 {
-	static const char *const argv[] = {"/bin/true", NULL};
+	static const char *const argv[] = {
+		"/bin/sh", "-c",
+		"test -t 1 && head -c 300000 /dev/zero | tr '\\0' x; echo; "
+		"echo pty-done; exit 2",
+		NULL};
 	struct corral_config cfg;
 	corral_config_init(&cfg);
 	cfg.argv = argv;
 	cfg.watch_parent = false;
+	cfg.stacks = 0;
 	cfg.pty = true;
+	int out = memfd_create("pty-out", MFD_CLOEXEC);
+	assert_true(out >= 0);
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO);
+	assert_true(saved >= 0);
+	dup2(out, STDOUT_FILENO);
+	struct corral *c;
+	char err[256];
+	int r = corral_new(&cfg, &c, err, sizeof(err));
+	if (r == 0)
+		r = corral_spawn(c);
+	int wakeups = -1;
+	if (r == 0) {
+		int fd = corral_fd(c);
+		wakeups = 0;
+		do {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			if (poll(&p, 1, -1) != 1)
+				break;
+			wakeups++;
+			r = corral_step(c, 0);
+		} while (r > 0);
+	}
+	dup2(saved, STDOUT_FILENO); /* before any assertion */
+	close(saved);
+	assert_int_equal(r, 0);
+	struct corral_result res;
+	corral_result(c, &res);
+	assert_int_equal(res.exit_code, 2);
+	assert_int_equal(corral_free(c), 0);
+	no_child_left();
+	off_t len = lseek(out, 0, SEEK_END);
+	char *text = calloc(1, (size_t)len + 1);
+	assert_int_equal(pread(out, text, (size_t)len, 0), len);
+	close(out);
+	size_t xs = 0;
+	for (off_t i = 0; i < len; i++)
+		xs += text[i] == 'x';
+	assert_int_equal(xs, 300000);
+	assert_non_null(strstr(text, "pty-done"));
+	free(text);
+	assert_true(wakeups > 0);
+}
+
+/* The live socket (`corral ps`) is answered while the caller sleeps in its
+ * own poll(): a client thread asks once the command runs, then wakes the
+ * loop through an eventfd of the caller's, which ends the run. */
+struct live_client {
+	pid_t pid;
+	int wake;
+	char reply[8192];
+	size_t len;
+};
+
+static void *ask_live(void *arg)
+{
+	struct live_client *k = arg;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+			 CORRAL_LIVE_SOCKET_FMT, (int)k->pid);
+	socklen_t alen =
+		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	/* A safety net against a hang, not a measure. */
+	struct timeval tv = {.tv_sec = 20};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, alen) == 0 &&
+	    write(fd, "tree\n", 5) == 5) {
+		ssize_t r;
+		while (k->len < sizeof(k->reply) - 1 &&
+		       (r = read(fd, k->reply + k->len,
+				 sizeof(k->reply) - 1 - k->len)) > 0)
+			k->len += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	uint64_t one = 1;
+	if (write(k->wake, &one, sizeof(one)) != sizeof(one))
+		abort();
+	return NULL;
+}
+
+static void saw_sleep(const struct corral_event *ev, void *arg)
+{
+	if (ev->type == CORRAL_EV_EXEC && ev->argv && ev->argv[0] &&
+	    strcmp(ev->argv[0], "sleep") == 0)
+		*(bool *)arg = true;
+}
+
+static void test_fd_live(void **state)
+{
+	static const char *const argv[] = {"/bin/sh", "-c", "exec sleep 100",
+					   NULL};
+	bool running = false;
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.stacks = 0;
+	cfg.kill_after = 0;
+	cfg.live_socket = true;
+	cfg.on_event = saw_sleep;
+	cfg.on_event_arg = &running;
+	struct live_client k = {.pid = getpid()};
+	k.wake = eventfd(0, EFD_CLOEXEC);
+	assert_true(k.wake >= 0);
 	struct corral *c;
 	char err[256];
 	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
-	assert_int_equal(corral_fd(c), -EOPNOTSUPP);
+	assert_int_equal(corral_spawn(c), 0);
+	int fd = corral_fd(c);
+	assert_true(fd >= 0);
+	pthread_t th;
+	bool asked = false;
+	int r;
+	do {
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = k.wake, .events = POLLIN}};
+		assert_true(poll(p, 2, -1) > 0);
+		if (p[1].revents & POLLIN) {
+			uint64_t v;
+			assert_int_equal(read(k.wake, &v, sizeof(v)),
+					 sizeof(v));
+			corral_request_end(c, CORRAL_REASON_REQUEST);
+		}
+		r = corral_step(c, 0);
+		if (running && !asked) {
+			assert_int_equal(
+				pthread_create(&th, NULL, ask_live, &k), 0);
+			asked = true;
+		}
+	} while (r > 0);
+	assert_int_equal(r, 0);
+	assert_true(asked);
+	pthread_join(th, NULL);
+	close(k.wake);
+	struct corral_result res;
+	corral_result(c, &res);
+	assert_int_equal(res.reason, CORRAL_REASON_REQUEST);
 	assert_int_equal(corral_free(c), 0);
+	no_child_left();
+	k.reply[k.len] = 0;
+	assert_non_null(strstr(k.reply, "sleep 100"));
 }
 
 int main(void)
@@ -371,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_fd_loop),
 		cmocka_unit_test(test_fd_deadline),
 		cmocka_unit_test(test_fd_pty),
+		cmocka_unit_test(test_fd_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
