@@ -47,8 +47,8 @@
  * and corral_free() (corral_free() undoes what can be undone):
  *
  *  - Signal mask: SIGCHLD is blocked and read through a signalfd; so are
- *    SIGINT, SIGTERM, SIGHUP and SIGUSR1 with handle_signals, SIGUSR2 with
- *    watch_parent, SIGWINCH with pty. SIGTTOU and SIGTTIN are blocked too
+ *    SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGCONT with handle_signals,
+ *    SIGUSR2 with watch_parent, SIGWINCH with pty. SIGTTOU and SIGTTIN are blocked too
  *    (corral must write to and hand back the terminal from outside the
  *    command's process group). The mask is per thread: call corral_new()
  *    from the thread that drives the supervisor, before starting other
@@ -70,7 +70,13 @@
  *    if the host leads its group, the command gets a new group instead and,
  *    when the host's group had the terminal's foreground, the command's
  *    group is given the foreground (tcsetpgrp) and the host takes it back
- *    when the run ends. The host's group change is not undone. With pty the
+ *    when the run ends. The host's group change is not undone.
+ *  - Job control (handle_signals, the host leads its group and has a
+ *    controlling terminal): when the command's group gets a terminal stop
+ *    (^Z, SIGTTIN, SIGTTOU), the host takes the terminal back and stops
+ *    itself with the same signal (raise(), the signal briefly at its
+ *    default action); on SIGCONT (fg, bg) it gives the terminal back to
+ *    the command's group and continues it, as a shell does (docs/cli.md). With pty the
  *    command runs in a new session on a new terminal; the host's stdin, if
  *    a terminal, is put in raw mode and restored at the end.
  *  - Children: the loop reaps with waitpid(-1, __WALL). A process hosting
@@ -81,6 +87,10 @@
  *  - Threads: the supervisor must be driven from the thread that called
  *    corral_spawn() (ptrace ties tracees to the tracing thread; when that
  *    thread exits, every tracee is SIGKILLed: PTRACE_O_EXITKILL).
+ *  - Live view: with live_socket, an abstract unix socket named
+ *    CORRAL_LIVE_SOCKET_FMT with the host's pid answers `corral ps`
+ *    (closed by corral_free()); with live_stderr, SIGUSR1 without a
+ *    journal writes the live tree to fd 2, without blocking.
  *  - Descriptors: the library's descriptors are close-on-exec, except the
  *    sandbox's seccomp policy, which bubblewrap inherits and which
  *    corral_spawn() closes in the host.
@@ -88,12 +98,14 @@
  * Callbacks (on_event) run inside the loop, on the thread that drives it,
  * while the engine is in the middle of handling a wait status. A callback
  * may call corral_result(), corral_root_pid(), corral_error(),
- * corral_foreach_proc(), corral_fd() and the functions that take no
- * struct corral; corral_request_end() from a callback is recorded and
+ * corral_foreach_proc(), corral_fd(), corral_tree_text() without
+ * CORRAL_TREE_STACKS, and the functions that take no struct corral;
+ * corral_request_end() from a callback is recorded and
  * carried out when the callback returns. Everything else that drives the
  * loop (corral_spawn, corral_step, corral_wait, corral_stop_all,
- * corral_resume_all, corral_kill_all, corral_snapshot, corral_free)
- * returns -EDEADLK from inside a callback and changes nothing. A callback
+ * corral_resume_all, corral_kill_all, corral_snapshot, corral_free,
+ * corral_tree_text with stacks) returns -EDEADLK from inside a callback
+ * and changes nothing. A callback
  * must not block for long: the tree waits in ptrace stops meanwhile.
  */
 #ifndef CORRAL_H

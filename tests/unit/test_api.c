@@ -210,8 +210,9 @@ static void test_result_sizes(void **state)
 struct reentry {
 	struct corral *c;
 	bool tried;
-	int step, wait, free_, stop, resume, kill, snap, spawn;
-	int res;
+	int step, wait, free_, stop, resume, kill, snap, spawn, stacks;
+	int res, tree;
+	bool tree_has_sleep;
 	unsigned long execs_seen;
 	pid_t sleeper;
 };
@@ -233,6 +234,15 @@ static void reenter(const struct corral_event *ev, void *arg)
 	x->kill = corral_kill_all(x->c);
 	x->snap = corral_snapshot(x->c, false);
 	x->spawn = corral_spawn(x->c);
+	char *text = NULL;
+	x->stacks = corral_tree_text(
+		x->c, CORRAL_TREE_LIVE | CORRAL_TREE_STACKS, &text);
+	free(text);
+	text = NULL;
+	/* Allowed: the tree as text without stacks. */
+	x->tree = corral_tree_text(x->c, CORRAL_TREE_LIVE, &text);
+	x->tree_has_sleep = text && strstr(text, "sleep 100");
+	free(text);
 	/* Allowed: reading the result, and asking for the end. */
 	struct corral_result r;
 	x->res = corral_result(x->c, &r);
@@ -267,6 +277,9 @@ static void test_callback_reentry(void **state)
 	assert_int_equal(x.kill, -EDEADLK);
 	assert_int_equal(x.snap, -EDEADLK);
 	assert_int_equal(x.spawn, -EDEADLK);
+	assert_int_equal(x.stacks, -EDEADLK);
+	assert_true(x.tree > 0);
+	assert_true(x.tree_has_sleep);
 	assert_int_equal(x.res, 0);
 	assert_int_equal(x.execs_seen, 2);
 	struct corral_result r;
