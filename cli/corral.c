@@ -463,6 +463,75 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 
 /* ------------------------------------------------------------ corral ps */
 
+/* The uid of a process, from /proc/PID/status (corral is non-dumpable:
+ * its /proc files belong to root, the Uid line does not). */
+static long proc_uid(long pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	FILE *f = fopen(path, "r");
+	long uid = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
+/*
+ * `corral ps` without a PID: the corrals of this user that listen here
+ * (their abstract sockets in /proc/net/unix), with what they run.
+ */
+static int list_corrals(void)
+{
+	FILE *f = fopen("/proc/net/unix", "r");
+	if (!f) {
+		say("ps: /proc/net/unix: %s", strerror(errno));
+		return 1;
+	}
+	char line[512], prefix[64];
+	int plen = snprintf(prefix, sizeof(prefix), "@" CORRAL_LIVE_SOCKET_FMT,
+			    0);
+	prefix[--plen] = 0; /* without the "0" */
+	unsigned n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, prefix);
+		if (!p)
+			continue;
+		char *end;
+		long pid = strtol(p + plen, &end, 10);
+		if (pid <= 0 || (*end && *end != '\n'))
+			continue;
+		long uid = proc_uid(pid);
+		if (uid < 0 || (uid != (long)geteuid() && geteuid() != 0))
+			continue;
+		char path[64], cmd[1024];
+		snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+		FILE *c = fopen(path, "r");
+		size_t len = c ? fread(cmd, 1, sizeof(cmd) - 1, c) : 0;
+		if (c)
+			fclose(c);
+		cmd[len] = 0;
+		/* NUL-separated argv: quote each argument */
+		printf("%ld", pid);
+		for (size_t i = 0; i < len; i += strlen(cmd + i) + 1) {
+			char *q = quote_cmd(cmd + i);
+			printf(" %s", q);
+			free(q);
+		}
+		putchar('\n');
+		n++;
+	}
+	fclose(f);
+	if (!n) {
+		say("ps: no corral of yours is running here");
+		return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static int cmd_ps(int argc, char **argv)
 {
 	bool stacks = false;
@@ -471,11 +540,12 @@ static int cmd_ps(int argc, char **argv)
 		if (!strcmp(argv[i], "--stacks") || !strcmp(argv[i], "-s"))
 			stacks = true;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: corral ps [--stacks] PID\n"
+			printf("Usage: corral ps [--stacks] [PID]\n"
 			       "Show the live tree of the corral with pid PID "
 			       "(one of yours);\n"
 			       "--stacks adds the stack of every thread (the "
-			       "tree is stopped a moment).\n");
+			       "tree is stopped a moment).\n"
+			       "Without PID: list your running corrals.\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			die_usage("ps: unrecognized option '%s'", argv[i]);
@@ -485,7 +555,7 @@ static int cmd_ps(int argc, char **argv)
 			pidarg = argv[i];
 	}
 	if (!pidarg)
-		die_usage("ps: no PID given");
+		return list_corrals();
 	char *end;
 	errno = 0;
 	long pid = strtol(pidarg, &end, 10);

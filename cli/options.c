@@ -93,7 +93,7 @@ const struct cli_opt *cli_run_options(size_t *n)
 void cli_usage_short(FILE *f)
 {
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "       corral ps [--stacks] PID\n"
+	      "       corral ps [--stacks] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [OPTIONS] JOURNAL|-\n"
 	      "Try 'corral --help' for more information.\n",
@@ -103,7 +103,7 @@ void cli_usage_short(FILE *f)
 void cli_help(FILE *f)
 {
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "       corral ps [--stacks] PID\n"
+	      "       corral ps [--stacks] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [--tree] [--format text|md|json] [--perfetto OUT]\n"
 	      "                     [--html OUT] JOURNAL|-   (corral report --help)\n"
@@ -130,8 +130,9 @@ void cli_help(FILE *f)
 	      "SIG is a name (TERM, SIGQUIT, int) or a number.\n"
 	      "\n"
 	      "corral ps PID shows the live tree of the corral with that pid\n"
-	      "(your own): --stacks adds every thread's stack. SIGUSR1 to corral\n"
-	      "prints the same to its stderr (to the journal with -j).\n"
+	      "(your own): --stacks adds every thread's stack; without PID it\n"
+	      "lists your running corrals. SIGUSR1 to corral prints the same\n"
+	      "tree to its stderr (to the journal with -j).\n"
 	      "corral probe says whether --sandbox can work here: --json for one\n"
 	      "JSON object, --bwrap PATH to probe that bubblewrap.\n"
 	      "\n"

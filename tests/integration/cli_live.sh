@@ -33,6 +33,11 @@ expect_grep "^corral $PID: 2 live processes, running [0-9.]+s$" "$T/ps.out" "ps 
 expect_grep '^[0-9]+ sleep 101 \[running, [0-9.]+s\]$' "$T/ps.out" "the command, running"
 expect_grep '^`- [0-9]+ sleep 100 \[running, [0-9.]+s\]$' "$T/ps.out" "its child"
 
+RUN_LABEL="corral ps lists the running corrals"
+"$CORRAL" ps >"$T/list.out" 2>"$T/list.err"
+expect_eq "$?" 0 "corral ps without a PID"
+expect_grep "^$PID [^ ]*corral run -- sh -c 'sleep 100 & echo READY; exec sleep 101'\$" "$T/list.out" "this corral listed with its argv"
+
 RUN_LABEL="corral ps --stacks"
 "$CORRAL" ps --stacks "$PID" >"$T/ps.stacks" 2>"$T/ps.err"
 expect_eq "$?" 0 "corral ps --stacks status"
