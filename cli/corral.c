@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -30,6 +32,29 @@ int corral_report_main(int argc, char **argv);
 
 static const char *prog = "corral";
 
+/*
+ * While the tree runs, messages (-v) go through a non-blocking descriptor
+ * of stderr's own: a terminal stopped with ^S or a pipe nobody reads must
+ * not hold the loop (and with it the tree's grace). What cannot be written
+ * then is counted and reported once the run is over.
+ */
+static int say_fd = -1;
+static unsigned long say_dropped;
+
+static void say_nonblocking(bool on)
+{
+	struct stat st;
+	if (!on) {
+		if (say_fd >= 0)
+			close(say_fd);
+		say_fd = -1;
+		return;
+	}
+	if (fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
+		say_fd = open("/proc/self/fd/2",
+			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
 /* "corral: " + the message with control characters escaped. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -40,7 +65,17 @@ static void say(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	char *e = corral_escape(buf);
-	fprintf(stderr, "%s: %s\n", prog, e ? e : buf);
+	if (say_fd >= 0) {
+		char line[4096];
+		int n = snprintf(line, sizeof(line), "%s: %s\n", prog,
+				 e ? e : buf);
+		if (n > (int)sizeof(line) - 1)
+			n = (int)sizeof(line) - 1;
+		if (write(say_fd, line, (size_t)n) != n)
+			say_dropped++;
+	} else {
+		fprintf(stderr, "%s: %s\n", prog, e ? e : buf);
+	}
 	free(e);
 }
 
@@ -410,7 +445,14 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		cli_run_free(&o);
 		return CORRAL_EXIT_INTERNAL;
 	}
+	if (o.verbose)
+		say_nonblocking(true);
 	r = corral_wait(c);
+	say_nonblocking(false);
+	if (say_dropped)
+		say("%lu message(s) could not be written while the tree ran "
+		    "(stderr was not being read)",
+		    say_dropped);
 	struct corral_result res;
 	corral_result(c, &res);
 	/*
