@@ -191,7 +191,8 @@ static void on_event(const struct corral_event *ev, void *arg)
 			    v->n, plural(v->n, "process", "processes"),
 			    v->cfg->kill_after);
 		else
-			say("ending the tree (%s): stopping and sending SIGKILL "
+			say("ending the tree (%s): stopping and sending "
+			    "SIGKILL "
 			    "to %zu %s",
 			    corral_reason_name(ev->reason), v->n,
 			    plural(v->n, "process", "processes"));
@@ -305,17 +306,16 @@ static void summary(struct corral *c, const struct corral_config *cfg,
 	case CORRAL_REASON_EXITED:
 		/* bubblewrap's own setup processes are not leftovers */
 		if (r->left)
-			say("%lu %s left behind by the command %s ended", r->left,
-		    plural(r->left, "process", "processes"),
-		    plural(r->left, "was", "were"));
+			say("%lu %s left behind by the command %s ended",
+			    r->left, plural(r->left, "process", "processes"),
+			    plural(r->left, "was", "were"));
 		break;
 	default:
 		break;
 	}
 }
 
-static void command_status(const struct corral_result *r, char *buf,
-			   size_t len)
+static void command_status(const struct corral_result *r, char *buf, size_t len)
 {
 	char nb[24];
 	if (r->exec_failed || r->sandbox_failed)
@@ -534,8 +534,8 @@ static int list_corrals(void)
 		return 1;
 	}
 	char line[512], prefix[64];
-	int plen = snprintf(prefix, sizeof(prefix), "@" CORRAL_LIVE_SOCKET_FMT,
-			    0);
+	int plen =
+		snprintf(prefix, sizeof(prefix), "@" CORRAL_LIVE_SOCKET_FMT, 0);
 	prefix[--plen] = 0; /* without the "0" */
 	unsigned n = 0;
 	while (fgets(line, sizeof(line), f)) {

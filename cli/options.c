@@ -45,7 +45,8 @@ enum {
 static const struct cli_opt run_table[] = {
 	{"journal", 'j', "FILE", 'j',
 	 "write a JSONL journal of every event ('-': stdout)"},
-	{"tree", 0, NULL, OPT_TREE, "print the process tree to stderr at the end"},
+	{"tree", 0, NULL, OPT_TREE,
+	 "print the process tree to stderr at the end"},
 	{"quiet", 'q', NULL, 'q', "print nothing but errors and survivors"},
 	{"verbose", 'v', NULL, 'v',
 	 "say what is sent to whom when the tree is ended"},
@@ -72,8 +73,10 @@ static const struct cli_opt run_table[] = {
 	 "writable directory in the sandbox (default .)"},
 	{"ro-bind", 0, "PATH", OPT_RO_BIND,
 	 "make PATH visible read-only in the sandbox"},
-	{"bind", 0, "PATH", OPT_BIND, "make PATH visible writable in the sandbox"},
-	{"share-net", 0, NULL, OPT_SHARE_NET, "keep the network in the sandbox"},
+	{"bind", 0, "PATH", OPT_BIND,
+	 "make PATH visible writable in the sandbox"},
+	{"share-net", 0, NULL, OPT_SHARE_NET,
+	 "keep the network in the sandbox"},
 	{"pty", 0, NULL, OPT_PTY, "run COMMAND on a new pseudo-terminal"},
 	{"boundary", 0, "B", OPT_BOUNDARY,
 	 "kernel boundary: auto, landlock (refuse to run without Landlock's "
@@ -105,12 +108,15 @@ void cli_help(FILE *f)
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       corral ps [--stacks] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
-	      "       corral report [--tree] [--format text|md|json] [--perfetto OUT]\n"
-	      "                     [--html OUT] JOURNAL|-   (corral report --help)\n"
+	      "       corral report [--tree] [--format text|md|json] "
+	      "[--perfetto OUT]\n"
+	      "                     [--html OUT] JOURNAL|-   (corral report "
+	      "--help)\n"
 	      "       corral --help | --version\n"
 	      "\n"
 	      "Run COMMAND and supervise every process and thread it creates:\n"
-	      "each is known from the kernel's ptrace events, and when the run\n"
+	      "each is known from the kernel's ptrace events, and when the "
+	      "run\n"
 	      "ends nothing of the tree is left alive.\n"
 	      "\n"
 	      "Options for run:\n",
@@ -120,8 +126,8 @@ void cli_help(FILE *f)
 		char left[64];
 		int n = snprintf(left, sizeof(left), "  %c%c%c --%s%s%s",
 				 o->shrt ? '-' : ' ', o->shrt ? o->shrt : ' ',
-				 o->shrt ? ',' : ' ', o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+				 o->shrt ? ',' : ' ', o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(f, "%s%*s%s\n", left, n < 26 ? 26 - n : 1, "", o->help);
 	}
 	fputs("\n"
@@ -133,12 +139,14 @@ void cli_help(FILE *f)
 	      "(your own): --stacks adds every thread's stack; without PID it\n"
 	      "lists your running corrals. SIGUSR1 to corral prints the same\n"
 	      "tree to its stderr (to the journal with -j).\n"
-	      "corral probe says whether --sandbox can work here: --json for one\n"
+	      "corral probe says whether --sandbox can work here: --json for "
+	      "one\n"
 	      "JSON object, --bwrap PATH to probe that bubblewrap.\n"
 	      "\n"
 	      "Exit status: COMMAND's own; when it died of a signal, corral\n"
 	      "dies of the same signal; 122 --max-procs; 123 --escape=kill;\n"
-	      "124 timeout; 125 corral failed or bad usage; 126 not executable;\n"
+	      "124 timeout; 125 corral failed or bad usage; 126 not "
+	      "executable;\n"
 	      "127 not found; 128+N corral was ended by signal N.\n"
 	      "\n"
 	      "Documentation: docs/cli.md and corral(1).\n",
@@ -319,9 +327,9 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 	char so[2 + 2 * NOPTS + 1] = "+:", *sp = so + 2;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct cli_opt *t = &run_table[i];
-		lo[i] = (struct option){t->name,
-					t->arg ? required_argument : no_argument,
-					NULL, t->id};
+		lo[i] = (struct option){
+			t->name, t->arg ? required_argument : no_argument, NULL,
+			t->id};
 		if (t->shrt) {
 			*sp++ = t->shrt;
 			if (t->arg)
@@ -337,8 +345,9 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		switch (c) {
 		case 'j':
 			if (!*optarg)
-				return fail(err, errlen,
-					    "invalid --journal '': an empty path");
+				return fail(
+					err, errlen,
+					"invalid --journal '': an empty path");
 			if (!strcmp(optarg, "-")) {
 				cfg->journal_fd = STDOUT_FILENO;
 				cfg->journal_path = NULL;
@@ -360,11 +369,11 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		case 'k': {
 			double v;
 			if (corral_parse_duration(optarg, &v) < 0)
-				return fail(err, errlen,
-					    "invalid time interval for %s: '%s'",
-					    c == 't' ? "--timeout"
-						     : "--kill-after",
-					    optarg);
+				return fail(
+					err, errlen,
+					"invalid time interval for %s: '%s'",
+					c == 't' ? "--timeout" : "--kill-after",
+					optarg);
 			/* "inf" (and 0, as timeout(1) has it) is no limit. */
 			if (c == 't')
 				cfg->timeout = isinf(v) ? 0 : v;
@@ -464,9 +473,8 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 	}
 	if (optind >= argc)
 		return fail(err, errlen, "run: no COMMAND given");
-	if (!cfg->sandbox.enabled &&
-	    (cfg->sandbox.workspace || o->nro || o->nrw ||
-	     cfg->sandbox.share_net))
+	if (!cfg->sandbox.enabled && (cfg->sandbox.workspace || o->nro ||
+				      o->nrw || cfg->sandbox.share_net))
 		return fail(err, errlen,
 			    "--workspace, --bind, --ro-bind and --share-net "
 			    "need --sandbox");

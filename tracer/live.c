@@ -49,7 +49,7 @@
 #define LIVE_CLIENTS 4
 #define LIVE_MAX_OUT (4u << 20) /* bytes of one answer */
 #define LIVE_MIN_GAP 1.0	/* seconds between two renders with stacks */
-#define MAX_INDENT 40		/* deeper levels are not drawn */
+#define MAX_INDENT   40		/* deeper levels are not drawn */
 
 enum cstate { CL_FREE, CL_READ, CL_RENDER, CL_WRITE };
 
@@ -68,9 +68,9 @@ struct live {
 	int lfd; /* listening socket, -1 if none */
 	struct client cl[LIVE_CLIENTS];
 	unsigned long seq;
-	bool lready;	   /* the listening socket has a connection */
+	bool lready;		    /* the listening socket has a connection */
 	int pidx[1 + LIVE_CLIENTS]; /* pollfd index of each, -1 */
-	bool print_wanted; /* SIGUSR1 without a journal */
+	bool print_wanted;	    /* SIGUSR1 without a journal */
 	double last_stacks, last_print;
 	unsigned long coalesced;
 };
@@ -82,7 +82,7 @@ struct node {
 	int parent;	 /* index, -1: a root */
 	int child, next; /* first child, next sibling (birth order) */
 	int lastchild;
-	char **argv;	 /* read from /proc for this render, or NULL */
+	char **argv; /* read from /proc for this render, or NULL */
 	char *block;
 };
 
@@ -172,8 +172,8 @@ static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 }
 
 /* Iterative depth-first walk: a 10,000-deep chain must not blow the stack. */
-static void put_forest(struct corral *c, struct sbuf *b, struct node *v,
-		       int n, double now)
+static void put_forest(struct corral *c, struct sbuf *b, struct node *v, int n,
+		       double now)
 {
 	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
 	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
@@ -195,7 +195,8 @@ static void put_forest(struct corral *c, struct sbuf *b, struct node *v,
 			if (d > 0 && d <= MAX_INDENT)
 				last[d] = v[v[i].parent].lastchild == i;
 			put_line(c, b, v, i, d, last, now);
-			/* Children pushed in reverse: printed in birth order. */
+			/* Children pushed in reverse: printed in birth order.
+			 */
 			int kids = 0;
 			for (int k = v[i].child; k >= 0; k = v[k].next)
 				kids++;
@@ -232,10 +233,12 @@ static int stack_text(struct task *t, void *arg)
 	int n = stacks_unwind(r->c, t, f, UNWINDER_MAX_FRAMES, &err);
 	sb_printf(r->b, "stack of %d (process %d):\n", t->tid, t->tgid);
 	for (int i = 0; i < n; i++) {
-		sb_printf(r->b, "  #%-2d 0x%llx ", i, (unsigned long long)f[i].ip);
+		sb_printf(r->b, "  #%-2d 0x%llx ", i,
+			  (unsigned long long)f[i].ip);
 		if (f[i].func) {
 			quote_text(r->b, f[i].func);
-			sb_printf(r->b, "+0x%llx", (unsigned long long)f[i].off);
+			sb_printf(r->b, "+0x%llx",
+				  (unsigned long long)f[i].off);
 		} else {
 			sb_putc(r->b, '?');
 		}
@@ -266,8 +269,10 @@ static void put_stacks(struct corral *c, struct sbuf *b)
 	table_foreach_live(&c->tab, stack_text, &r);
 	corral_resume_all(c);
 	if (r.skipped)
-		sb_printf(b, "(stack budget of %gs spent: %lu thread(s) skipped)\n",
-			  c->cfg.stack_budget, r.skipped);
+		sb_printf(
+			b,
+			"(stack budget of %gs spent: %lu thread(s) skipped)\n",
+			c->cfg.stack_budget, r.skipped);
 }
 
 static int render(struct corral *c, unsigned flags, struct sbuf *b)
@@ -294,8 +299,11 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 	 * the creator's pid at the time of the birth is the parent. */
 	int i = 0;
 	for (struct task *t = c->tab.first; t; t = t->next, i++) {
-		v[i] = (struct node){.t = t, .parent = -1, .child = -1,
-				     .next = -1, .lastchild = -1};
+		v[i] = (struct node){.t = t,
+				     .parent = -1,
+				     .child = -1,
+				     .next = -1,
+				     .lastchild = -1};
 		int s = pm_slot(&m, t->creator_tgid);
 		if (m.k[s] == t->creator_tgid && t->creator_tgid)
 			v[i].parent = m.v[s];
@@ -402,7 +410,8 @@ static void write_nonblocking(int fd, const char *p, size_t len)
 	int wfd = fd;
 	if (S_ISSOCK(st.st_mode)) {
 		while (len) {
-			ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+			ssize_t n =
+				send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 			if (n <= 0)
 				return;
 			p += n;
@@ -502,9 +511,9 @@ int live_pollfds(struct corral *c, struct pollfd *p)
 		struct client *k = &l->cl[i];
 		if (k->st != CL_READ && k->st != CL_WRITE)
 			continue;
-		p[n] = (struct pollfd){
-			.fd = k->fd,
-			.events = k->st == CL_READ ? POLLIN : POLLOUT};
+		p[n] = (struct pollfd){.fd = k->fd,
+				       .events = k->st == CL_READ ? POLLIN
+								  : POLLOUT};
 		l->pidx[1 + i] = n++;
 	}
 	return n;
@@ -633,11 +642,13 @@ void live_step(struct corral *c)
 				l->last_stacks = now;
 			}
 			struct sbuf b = {0};
-			/* A fresh line: the command's output may end mid-line. */
+			/* A fresh line: the command's output may end mid-line.
+			 */
 			sb_putc(&b, '\n');
 			render(c, f, &b);
 			if (l->coalesced)
-				sb_printf(&b, "(%lu more request(s) coalesced)\n",
+				sb_printf(&b,
+					  "(%lu more request(s) coalesced)\n",
 					  l->coalesced);
 			l->coalesced = 0;
 			if (b.len > LIVE_MAX_OUT) {

@@ -82,7 +82,8 @@ static bool plain(const char *s, size_t n)
 	if (!n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
 			    "0123456789_@%+=:,./-",
 			    s[i]))
 			return false;

@@ -98,8 +98,9 @@ static void test_rejects(void **state)
 			argv[argc++] = (char *)bad[i][k];
 		argv[argc] = NULL;
 		err[0] = 0;
-		assert_int_equal(cli_parse_run(argc, argv, &o, err, sizeof(err)),
-				 -EINVAL);
+		assert_int_equal(
+			cli_parse_run(argc, argv, &o, err, sizeof(err)),
+			-EINVAL);
 		assert_true(strlen(err) > 0);
 		cli_run_free(&o);
 	}
@@ -121,13 +122,13 @@ static void test_durations(void **state)
 	static const struct {
 		const char *s;
 		double v;
-	} good[] = {{"0", 0},	      {"10", 10},	{"1.5", 1.5},
-		    {"2s", 2},	      {"250ms", 0.25},	{"2m", 120},
-		    {"1h", 3600},     {"1d", 86400},	{".5", 0.5},
+	} good[] = {{"0", 0},	       {"10", 10},	{"1.5", 1.5},
+		    {"2s", 2},	       {"250ms", 0.25}, {"2m", 120},
+		    {"1h", 3600},      {"1d", 86400},	{".5", 0.5},
 		    {"0.001s", 0.001}, {"1e3", 1000},	{"0x10", 16},
-		    {" 1", 1},	      {"\t2m", 120},	{"+1", 1},
-		    {"-0", 0},	      {"1e-400", 0},	{"0x1p4", 16},
-		    {"1.5e1s", 15},   {"1E2", 100}};
+		    {" 1", 1},	       {"\t2m", 120},	{"+1", 1},
+		    {"-0", 0},	       {"1e-400", 0},	{"0x1p4", 16},
+		    {"1.5e1s", 15},    {"1E2", 100}};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		double v = -1;
 		assert_int_equal(corral_parse_duration(good[i].s, &v), 0);
@@ -138,10 +139,9 @@ static void test_durations(void **state)
 	assert_true(isinf(v));
 	assert_int_equal(corral_parse_duration("infinity", &v), 0);
 	assert_true(isinf(v));
-	static const char *const bad[] = {"",	  "-1",	  "nan",  "1 s",
-					  "s",	  "1ss",  "1us",  "1e400",
-					  "1e-310", "-inf", "1 ", "x",
-					  "1sx",  "1M",	  "0x",	  "1,5"};
+	static const char *const bad[] = {
+		"",	  "-1",	  "nan", "1 s", "s",   "1ss", "1us", "1e400",
+		"1e-310", "-inf", "1 ",	 "x",	"1sx", "1M",  "0x",  "1,5"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(corral_parse_duration(bad[i], &v), -EINVAL);
 }
@@ -163,23 +163,22 @@ static void test_new_options(void **state)
 	assert_int_equal(o.cfg.journal_fd, 1);
 	assert_null(o.cfg.journal_path);
 	cli_run_free(&o);
-	assert_int_equal(parse(&o, err, "run", "--stacks", "never", "true",
-			       NULL),
-			 0);
+	assert_int_equal(
+		parse(&o, err, "run", "--stacks", "never", "true", NULL), 0);
 	assert_int_equal(o.cfg.stacks, 0);
 	cli_run_free(&o);
 
 	static const struct {
 		const char *s;
 		int sig;
-	} sigs[] = {{"TERM", SIGTERM}, {"sigint", SIGINT}, {"Quit", SIGQUIT},
+	} sigs[] = {{"TERM", SIGTERM}, {"sigint", SIGINT},   {"Quit", SIGQUIT},
 		    {"9", SIGKILL},    {"SIGUSR1", SIGUSR1}, {"HUP", SIGHUP}};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		assert_int_equal(cli_parse_signal(sigs[i].s), sigs[i].sig);
 	assert_int_equal(cli_parse_signal("RTMIN+1"), SIGRTMIN + 1);
 	assert_int_equal(cli_parse_signal("RTMAX"), SIGRTMAX);
-	static const char *const badsig[] = {"", "0", "65", "NOPE", "SIG",
-					     "RTMIN+99", "-1", "TERM1"};
+	static const char *const badsig[] = {"",    "0",	"65", "NOPE",
+					     "SIG", "RTMIN+99", "-1", "TERM1"};
 	for (size_t i = 0; i < sizeof(badsig) / sizeof(badsig[0]); i++)
 		assert_true(cli_parse_signal(badsig[i]) < 0);
 }
@@ -192,7 +191,8 @@ static void test_messages(void **state)
 		const char *msg;
 	} cases[] = {
 		{{"-qZ", "true"}, "invalid option -- 'Z'"},
-		{{"--tree=yes", "true"}, "option '--tree' doesn't allow an argument"},
+		{{"--tree=yes", "true"},
+		 "option '--tree' doesn't allow an argument"},
 		{{"--frob", "true"}, "unrecognized option '--frob'"},
 		{{"--s", "true"}, "option '--s' is ambiguous"},
 		{{"-t"}, "option requires an argument -- 't'"},
@@ -210,8 +210,9 @@ static void test_messages(void **state)
 		for (int k = 0; k < 4 && cases[i].args[k]; k++)
 			argv[argc++] = (char *)cases[i].args[k];
 		argv[argc] = NULL;
-		assert_int_equal(cli_parse_run(argc, argv, &o, err, sizeof(err)),
-				 -EINVAL);
+		assert_int_equal(
+			cli_parse_run(argc, argv, &o, err, sizeof(err)),
+			-EINVAL);
 		if (strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
 			fail_msg("%s: got '%s', want '%s'", cases[i].args[0],
 				 err, cases[i].msg);
@@ -228,7 +229,8 @@ static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		fail_msg("cannot read %s (run from the repository's root)", path);
+		fail_msg("cannot read %s (run from the repository's root)",
+			 path);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -289,8 +291,8 @@ static void unroff(char *s)
 /* Options of other commands, allowed in the docs. */
 static bool other_command_option(const char *name)
 {
-	static const char *const others[] = {"json", "bwrap", "stacks",
-					     "help", "version",
+	static const char *const others[] = {"json", "bwrap", "stacks", "help",
+					     "version",
 					     /* corral report */
 					     "format", "perfetto", "html"};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
@@ -321,7 +323,8 @@ static void check_doc(const char *what, char *text, bool whole_table)
 		if (t[i].shrt && whole_table) {
 			char sh[4] = {'-', t[i].shrt, 0};
 			if (!strstr(text, sh))
-				fail_msg("%s does not show -%c", what, t[i].shrt);
+				fail_msg("%s does not show -%c", what,
+					 t[i].shrt);
 		}
 	}
 	/* ...and documents nothing the parser does not know. */
@@ -368,8 +371,8 @@ static void test_docs_in_step(void **state)
 	free(man);
 
 	char *md = slurp("docs/cli.md");
-	check_doc("docs/cli.md",
-		  section(md, "| option | meaning |", "\n\n"), true);
+	check_doc("docs/cli.md", section(md, "| option | meaning |", "\n\n"),
+		  true);
 	free(md);
 }
 

@@ -41,7 +41,10 @@ static void test_quote(void **state)
 	check(corral_quote, "it's\n\\", "$'it\\'s\\n\\\\'");
 	/* UTF-8 is kept; a C1 control (U+009B, CSI) and bad bytes are not. */
 	check(corral_quote, "caf\xc3\xa9", "'caf\xc3\xa9'");
-	check(corral_quote, "x\xc2\x9b" "31m", "$'x\\xc2\\x9b31m'");
+	check(corral_quote,
+	      "x\xc2\x9b"
+	      "31m",
+	      "$'x\\xc2\\x9b31m'");
 	check(corral_quote, "bad\xff", "$'bad\\xff'");
 	check(corral_quote, "over\xc0\xaf", "$'over\\xc0\\xaf'");
 	check(corral_quote, "sep\xe2\x80\xa8", "$'sep\\xe2\\x80\\xa8'");
@@ -50,7 +53,8 @@ static void test_quote(void **state)
 static void test_escape(void **state)
 {
 	check(corral_escape, "plain text: ok", "plain text: ok");
-	check(corral_escape, "a\nb\rc\td\x1b]0;t\a", "a\\nb\\rc\\td\\e]0;t\\x07");
+	check(corral_escape, "a\nb\rc\td\x1b]0;t\a",
+	      "a\\nb\\rc\\td\\e]0;t\\x07");
 	check(corral_escape, "it's \\ fine", "it's \\ fine");
 	check(corral_escape, "", "");
 	check(corral_escape, "\xff", "\\xff");
