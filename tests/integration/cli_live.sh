@@ -127,6 +127,42 @@ kill -TERM "$PID"
 finish
 end_run
 
+RUN_LABEL="a client that does not read does not block corral"
+# 1500 members whose argv makes the answer larger than a socket buffer.
+zeros=$(printf ' 0%.0s' $(seq 1 100))
+start -- "$CORRAL" run -q -- sh -c "for i in \$(seq 1500); do sleep 1000$zeros & done; echo READY; wait" || exit 1
+await '^READY' 60
+python3 - "$PID" "$T/slow.ready" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(b"\0corral/live/" + sys.argv[1].encode())
+s.sendall(b"tree\n")
+open(sys.argv[2], "w").close()
+time.sleep(600)  # never reads; killed by the test
+PY
+slow=$!
+for i in $(seq 1 200); do
+	[ -e "$T/slow.ready" ] && break
+	sleep 0.05 # waiting for the slow client to connect (bounded)
+done
+# Wait until corral has answered as much as the socket takes (bounded).
+for i in $(seq 1 200); do
+	q=$(ss -x -p 2>/dev/null | awk -v p="pid=$slow," 'index($0, p) { print $3 }' | head -n 1)
+	[ -n "$q" ] && [ "$q" -gt 0 ] && break
+	sleep 0.05 # polling the socket's queue (bounded)
+done
+note "the slow client's socket holds ${q:-?} unread bytes"
+timeout 30 "$CORRAL" ps "$PID" >"$T/ps2.out" 2>"$T/ps2.err"
+expect_eq "$?" 0 "corral ps while another client does not read"
+expect_eq "$(grep -cE '^[|`]- [0-9]+ sleep 1000 0 0' "$T/ps2.out")" 1500 "members in the answer"
+mark
+kill -TERM "$PID"
+finish 60
+expect_rc 143 "corral ended while a client does not read"
+kill "$slow" 2>/dev/null
+wait "$slow" 2>/dev/null
+end_run
+
 RUN_LABEL="a stderr nobody reads does not block corral"
 # The command fills the stderr pipe (non-blocking writes until EAGAIN),
 # then corral is asked to print there; it must go on and end normally.
