@@ -13,7 +13,7 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := libseccomp libunwind-ptrace yajl
+PKGS    := libseccomp libunwind-ptrace yajl libcrypto
 CFLAGS  ?= -O2 -g
 # -fvisibility=hidden: the library exports what include/corral.h declares
 # and nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
@@ -29,7 +29,7 @@ override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
         gcc make jq python3 binutils dpkg-dev debhelper lintian \
-        libyajl-dev chromium
+        libyajl-dev chromium libssl-dev
 
 LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -243,3 +243,29 @@ fuzz-report: all $(REPORT_FUZZ)
 	$(REPORT_FUZZ) -max_total_time=$(REPORT_FUZZ_SECONDS) -max_len=65536 \
 		-timeout=10 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/report-corpus
 fuzz: fuzz-report
+
+# make fuzz: the libFuzzer target for the journal reader (fuzz/), built
+# with clang (ASan + UBSan) and run for FUZZ_SECONDS. Not part of make test
+# nor of CI; its packages are FUZZ_DEBS (apt-get install them by hand).
+FUZZ_DEBS    := clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_DIR     := $(BUILD)/fuzz
+
+$(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c tracer/chain.c tracer/json.c \
+		$(wildcard include/*.h tracer/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Itracer \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ fuzz/verify_fuzz.c tracer/chain.c tracer/json.c -lcrypto
+
+# make fuzz runs this one too (fuzz-verify).
+.PHONY: fuzz-verify
+fuzz: fuzz-verify
+fuzz-verify: all $(FUZZ_DIR)/verify_fuzz
+	@mkdir -p $(FUZZ_DIR)/corpus
+	$(BUILD)/corral run -q -j $(FUZZ_DIR)/seed.jsonl -- sh -c 'ls / >/dev/null; exit 3' || true
+	printf '\x05' | cat - $(FUZZ_DIR)/seed.jsonl >$(FUZZ_DIR)/corpus/seed-lines
+	printf '\x00' | cat - $(FUZZ_DIR)/seed.jsonl >$(FUZZ_DIR)/corpus/seed-plain
+	$(FUZZ_DIR)/verify_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-timeout=10 $(FUZZ_DIR)/corpus

@@ -29,6 +29,7 @@
 
 int corral_probe_main(int argc, char **argv);
 int corral_report_main(int argc, char **argv);
+int corral_verify_main(int argc, char **argv);
 
 static const char *prog = "corral";
 
@@ -478,6 +479,15 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		explain_sandbox_failure(&cfg);
 	if (!quiet)
 		summary(c, &cfg, &res);
+	if ((cfg.journal_path || cfg.journal_fd >= 0) &&
+	    (!quiet || res.journal_lost || res.journal_intact == 0))
+		/* The head, for a CI log: `corral verify --head`. */
+		say("journal: %lu lines, %lu lost, %s, head %s",
+		    res.journal_lines, res.journal_lost,
+		    res.journal_intact == 1   ? "intact"
+		    : res.journal_intact == 0 ? "NOT INTACT"
+					      : "not checked (not a file)",
+		    *res.journal_head ? res.journal_head : "-");
 	/* Never hidden, not even by -q: the one promise corral exists for. */
 	if (res.survivors)
 		say("%lu %s of the tree survived!", res.survivors,
@@ -677,6 +687,8 @@ int main(int argc, char **argv)
 		return corral_probe_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return corral_report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify"))
+		return corral_verify_main(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
 		die_usage("unrecognized option '%s'", argv[1]);
 	die_usage("unknown command '%s'", argv[1]);

@@ -40,11 +40,20 @@ enum {
 	OPT_PRESERVE,
 	OPT_FOREGROUND,
 	OPT_BOUNDARY,
+	OPT_JOURNAL_STRICT,
+	OPT_JOURNAL_KEY,
+	OPT_JOURNAL_QUEUE,
 };
 
 static const struct cli_opt run_table[] = {
 	{"journal", 'j', "FILE", 'j',
 	 "write a JSONL journal of every event ('-': stdout)"},
+	{"journal-strict", 0, NULL, OPT_JOURNAL_STRICT,
+	 "a journal line lost fails the run (exit 125)"},
+	{"journal-key", 0, "FILE", OPT_JOURNAL_KEY,
+	 "key of the journal's digest chain (default: per run)"},
+	{"journal-queue", 0, "SIZE", OPT_JOURNAL_QUEUE,
+	 "bytes queued for a slow journal reader (default 64M)"},
 	{"tree", 0, NULL, OPT_TREE,
 	 "print the process tree to stderr at the end"},
 	{"quiet", 'q', NULL, 'q', "print nothing but errors and survivors"},
@@ -99,6 +108,7 @@ void cli_usage_short(FILE *f)
 	      "       corral ps [--stacks] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [OPTIONS] JOURNAL|-\n"
+	      "       corral verify [--key FILE] [--head HEX] JOURNAL\n"
 	      "Try 'corral --help' for more information.\n",
 	      f);
 }
@@ -112,6 +122,7 @@ void cli_help(FILE *f)
 	      "[--perfetto OUT]\n"
 	      "                     [--html OUT] JOURNAL|-   (corral report "
 	      "--help)\n"
+	      "       corral verify [--key FILE] [--head HEX] [--lines] JOURNAL\n"
 	      "       corral --help | --version\n"
 	      "\n"
 	      "Run COMMAND and supervise every process and thread it creates:\n"
@@ -142,6 +153,8 @@ void cli_help(FILE *f)
 	      "corral probe says whether --sandbox can work here: --json for "
 	      "one\n"
 	      "JSON object, --bwrap PATH to probe that bubblewrap.\n"
+	      "corral verify checks a journal's digest chain: the first line\n"
+	      "changed, removed, inserted or reordered, and the chain head.\n"
 	      "\n"
 	      "Exit status: COMMAND's own; when it died of a signal, corral\n"
 	      "dies of the same signal; 122 --max-procs; 123 --escape=kill;\n"
@@ -265,6 +278,29 @@ int cli_parse_signal(const char *s)
 			return sig;
 	}
 	return -EINVAL;
+}
+
+/* "4096", "64K", "64M", "1G" -> bytes (at least 1). */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -EINVAL;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v == 0 || v > (SIZE_MAX >> shift))
+		return -EINVAL;
+	*out = (size_t)(v << shift);
+	return 0;
 }
 
 static int push(const char ***v, size_t *n, const char *s)
@@ -459,6 +495,19 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			cfg->boundary = b;
 			break;
 		}
+		case OPT_JOURNAL_STRICT:
+			cfg->journal_strict = true;
+			break;
+		case OPT_JOURNAL_KEY:
+			cfg->journal_key = optarg;
+			break;
+		case OPT_JOURNAL_QUEUE:
+			if (parse_size(optarg, &cfg->journal_queue_max) < 0)
+				return fail(err, errlen,
+					    "invalid --journal-queue '%s' (bytes, "
+					    "with an optional K, M or G)",
+					    optarg);
+			break;
 		case OPT_HELP:
 			o->action = CLI_HELP;
 			return 0;

@@ -135,7 +135,7 @@ extern "C" {
 #define CORRAL_VERSION_MINOR 1
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
-#define CORRAL_JOURNAL_SCHEMA 1
+#define CORRAL_JOURNAL_SCHEMA 2
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {
@@ -178,6 +178,7 @@ enum corral_reason {
 	CORRAL_REASON_MAXPROCS, /* --max-procs */
 	CORRAL_REASON_ESCAPE,	/* --escape=kill */
 	CORRAL_REASON_REQUEST,	/* library caller asked */
+	CORRAL_REASON_JOURNAL,	/* journal_strict: a line was lost (exit 125) */
 };
 
 /* The library's version at run time ("0.1.0"), CORRAL_VERSION at build time. */
@@ -219,6 +220,11 @@ struct corral_event {
 	const char *error; /* STACK: why the unwind stopped early */
 	const char *raw;   /* SNAPSHOT: the members, a JSON array */
 	const char *verdict; /* ESCAPE: "log", "deny", "kill" */
+	/* EXIT of a process (not a thread): wait4's resource use, which
+	 * includes the children it waited for. has_rusage says they are set. */
+	bool has_rusage;
+	double cpu_user, cpu_sys; /* seconds */
+	long max_rss;		  /* KiB */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -323,6 +329,16 @@ struct corral_config {
 	int64_t boundary;
 
 	/* New fields here, above the test block, with their default. */
+	/*
+	 * Journal (docs/journal.md). journal_path "/dev/fd/N" (or
+	 * journal_fd N) writes to descriptor N as given: never re-opened
+	 * with O_TRUNC; N is marked close-on-exec (the command never
+	 * inherits the journal), except 1 and 2, which the command shares.
+	 * A FIFO without a reader is refused (-ENXIO).
+	 */
+	size_t journal_queue_max; /* bytes queued for a slow sink; 0: 64 MiB */
+	bool journal_strict;	  /* a lost line ends the run (exit 125) */
+	const char *journal_key;  /* HMAC key file; NULL: random per run */
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
 	int test_grow_knob; /* default 7 */
@@ -472,6 +488,14 @@ struct corral_result {
 			     rules only */
 
 	/* New fields here, above the test block. */
+	/* Journal (docs/journal.md); all 0 / "" without a journal. */
+	unsigned long journal_lines;  /* lines written, the end line included */
+	unsigned long journal_lost;   /* lines that never reached the sink */
+	unsigned long journal_errors; /* failed writes */
+	int journal_intact; /* the file on disk is the one written (checked
+			       before the end line): 1 yes, 0 no, -1 not
+			       checked (not a regular file, no journal) */
+	char journal_head[65]; /* digest (hex) of the last line written */
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
 	unsigned long test_grow_out; /* test_grow_knob, as the library saw it */
@@ -504,6 +528,82 @@ const char *corral_error(const struct corral *c);
  * callback (nothing is freed).
  */
 int corral_free(struct corral *c);
+
+/*
+ * Checking a journal's digest chain (docs/journal.md). Every line gets a
+ * verdict; the first problem is named.
+ */
+enum corral_line_verdict {
+	CORRAL_LINE_OK,		    /* follows the line before it, unchanged */
+	CORRAL_LINE_CHANGED,	    /* its digest does not match its bytes */
+	CORRAL_LINE_INSERTED,	    /* not in the chain; the next line follows
+				       the one before it */
+	CORRAL_LINE_REMOVED_BEFORE, /* lines missing before it (n jumps) */
+	CORRAL_LINE_REORDERED,	    /* n is not the next one */
+	CORRAL_LINE_MALFORMED,	    /* no "n"/"h" tail: not a journal line */
+	CORRAL_LINE_AFTER_END,	    /* after its run's end line */
+	CORRAL_LINE_UNCHECKED,	    /* no key for its run: not checked */
+};
+
+const char *corral_line_verdict_name(enum corral_line_verdict v);
+
+struct corral_journal_line {
+	size_t lineno;	   /* 1-based, in the input */
+	unsigned run;	   /* 1-based: runs begin at start lines */
+	long long seq;	   /* its "n", -1 if it has none */
+	enum corral_line_verdict verdict;
+	const char *text;  /* the line, without '\n', not NUL-terminated */
+	size_t len;
+};
+
+struct corral_journal_check {
+	size_t size; /* sizeof(struct corral_journal_check) the caller knows */
+	/* In: the key (a --journal-key file's bytes), or NULL for the key
+	 * each run's end line discloses; the head recorded elsewhere (hex),
+	 * or NULL; a callback for every line (the report uses it to mark
+	 * altered lines), or NULL. */
+	const unsigned char *key;
+	size_t keylen;
+	const char *head;
+	void (*on_line)(const struct corral_journal_line *l, void *arg);
+	void *arg;
+	/* Out. */
+	bool intact;	   /* every line checked and OK, every run ended,
+			      the head matched when given */
+	bool keyed;	   /* every run's digests could be checked */
+	bool truncated;	   /* a run has no end line */
+	bool head_matched;
+	size_t lines, runs, bad_lines;
+	size_t first_bad;  /* 1-based line of the first problem, 0: none */
+	enum corral_line_verdict first_verdict;
+	char last_h[65];   /* the last line's digest: the head */
+	char why[256];	   /* the first problem in words */
+};
+
+/*
+ * Check the journal in buf. Returns 0 with the verdict in chk (intact or
+ * not), -EINVAL when the input is not a corral journal at all (no line
+ * carries a digest; chk->why) or a bad key/head, -ENOMEM. Fills the first
+ * chk->size bytes. Use corral_journal_verify().
+ */
+int corral_journal_check_buf(const char *buf, size_t len,
+			     struct corral_journal_check *chk);
+/* The same for everything readable from fd (mapped when it is a file). */
+int corral_journal_check_fd(int fd, struct corral_journal_check *chk);
+
+static inline int corral_journal_verify(const char *buf, size_t len,
+					struct corral_journal_check *chk)
+{
+	chk->size = sizeof(*chk);
+	return corral_journal_check_buf(buf, len, chk);
+}
+
+static inline int corral_journal_verify_fd(int fd,
+					   struct corral_journal_check *chk)
+{
+	chk->size = sizeof(*chk);
+	return corral_journal_check_fd(fd, chk);
+}
 
 /*
  * Parse a duration as coreutils timeout(1) does (strtod: "1.5", "1e3",

@@ -160,10 +160,13 @@ static size_t sweep(struct corral *c, struct tids *s,
 		pid_t tid = s->v[i];
 		if (!done(c, tid)) {
 			int st;
+			struct rusage ru;
 			pid_t r = c->sys->waitpid(c->sys->ctx, tid, &st,
-						  __WALL | WNOHANG);
+						  __WALL | WNOHANG, &ru);
 			if (r > 0) {
+				c->wait_ru = &ru;
 				engine_handle(c, r, st);
+				c->wait_ru = NULL;
 				progress++;
 			}
 			if (r >= 0 && !done(c, tid)) {

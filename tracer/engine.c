@@ -276,6 +276,16 @@ static void task_ended(struct corral *c, struct task *t, int status)
 	} else {
 		ev.status = WEXITSTATUS(status);
 	}
+	if (c->wait_ru && !(t->flags & TF_THREAD)) {
+		/* wait4's, for the process and the children it reaped. */
+		const struct rusage *ru = c->wait_ru;
+		ev.has_rusage = true;
+		ev.cpu_user = (double)ru->ru_utime.tv_sec +
+			      (double)ru->ru_utime.tv_usec * 1e-6;
+		ev.cpu_sys = (double)ru->ru_stime.tv_sec +
+			     (double)ru->ru_stime.tv_usec * 1e-6;
+		ev.max_rss = ru->ru_maxrss;
+	}
 	corral_emit(c, &ev);
 
 	bool thread = t->flags & TF_THREAD;

@@ -28,6 +28,7 @@
 #include "table.h"
 
 struct corral_unwinder;
+struct journal;
 
 enum phase {
 	PH_RUN,	     /* supervising */
@@ -40,6 +41,7 @@ enum phase {
 struct waited {
 	pid_t pid;
 	int status;
+	struct rusage ru; /* wait4's, for an exit */
 };
 
 struct corral {
@@ -47,11 +49,8 @@ struct corral {
 	const struct corral_sys *sys;
 	struct table tab;
 
-	/* Journal: fd, or -1; lines are formatted into jbuf. */
-	int jfd;
-	bool jown;
-	struct sbuf jbuf;
-	unsigned long jerrors;
+	/* Journal (journal.c), NULL without one. */
+	struct journal *journal;
 
 	double t0; /* CLOCK_MONOTONIC at start */
 	char *exe; /* resolved command (or bwrap) path */
@@ -100,6 +99,8 @@ struct corral {
 
 	struct waited *batch;
 	size_t batch_cap;
+	/* The resource use of the status being handled (an exit), or NULL. */
+	const struct rusage *wait_ru;
 
 	struct corral_result res;
 	char errmsg[256];
@@ -181,6 +182,11 @@ void corral_wait_kernel(struct corral *c, double timeout);
 int journal_open(struct corral *c, char *err, size_t errlen);
 void journal_event(struct corral *c, const struct corral_event *ev);
 void journal_close(struct corral *c);
+/* The loop: wake up to write a queued line (0 or 1 pollfd); write it. */
+int journal_pollfd(struct corral *c, struct pollfd *p);
+void journal_flush(struct corral *c);
+/* journal_strict and a line was lost since the last call: true once. */
+bool journal_take_loss(struct corral *c);
 
 /* stacks.c */
 void stacks_one(struct corral *c, struct task *t, const char *why);

@@ -1,11 +1,18 @@
 /*
  * journal.c - events as JSON Lines (docs/journal.md).
  *
- * Durability rule: journal_event() returns only after the line is in the
- * kernel's hands (one write(2)), and the engine calls it before it resumes
- * the task that caused the event. So if corral is killed at any instant,
- * every event whose task went on running is in the file. There is no user
- * space buffering to lose; the cost is one write per event (bench/).
+ * Durability rule: journal_event() hands the line to the kernel before it
+ * returns whenever the sink takes it (jsink.c), and the engine calls it
+ * before it resumes the task that caused the event. So if corral is killed
+ * at any instant, every event whose task went on running is in the file,
+ * unless the sink was not taking lines then (a stalled reader: then they
+ * are queued, bounded, and the loss is counted and said). No user-space
+ * buffering otherwise; the cost is one write per event (bench/).
+ *
+ * Every line is sealed by the digest chain (chain.c). At the end, before
+ * the end line, what is queued is written (bounded by kill_after), the
+ * file is read back and checked against the chain (journal_intact), and
+ * the end line says what was lost.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,65 +20,91 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "journal.h"
 #include "names.h"
+
+struct journal {
+	struct jsink sink;
+	struct chain chain;
+	struct sbuf buf;
+	bool strict;
+	bool ended;	 /* the end line went out (or was lost) */
+	int intact;	 /* chain_check_own() at the end */
+	char why[160];	 /* ...and why not */
+};
 
 int journal_open(struct corral *c, char *err, size_t errlen)
 {
-	c->jfd = -1;
-	if (c->cfg.journal_fd >= 0) {
-		if (fcntl(c->cfg.journal_fd, F_GETFL) < 0) {
-			int e = errno;
-			snprintf(err, errlen, "journal fd %d: %s",
-				 c->cfg.journal_fd, strerror(e));
-			return -e;
-		}
-		c->jfd = c->cfg.journal_fd;
-		c->jown = false;
-	} else if (c->cfg.journal_path) {
-		/*
-		 * O_APPEND: a line is never interleaved with another writer's,
-		 * and a reader tailing the file sees whole lines. O_CLOEXEC:
-		 * the command must not inherit the journal. /dev/fd/N opens
-		 * the inherited descriptor's file again, which is what a
-		 * caller passing a pipe expects.
-		 */
-		int fd = open(c->cfg.journal_path,
-			      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-				      O_CLOEXEC,
-			      0644);
-		if (fd < 0) {
-			int e = errno;
-			snprintf(err, errlen, "cannot open journal %s: %s",
-				 c->cfg.journal_path, strerror(e));
-			return -e;
-		}
-		c->jfd = fd;
-		c->jown = true;
+	c->journal = NULL;
+	if (c->cfg.journal_fd < 0 && !c->cfg.journal_path)
+		return 0;
+	struct journal *j = calloc(1, sizeof(*j));
+	if (!j) {
+		snprintf(err, errlen, "journal: out of memory");
+		return -ENOMEM;
 	}
+	j->strict = c->cfg.journal_strict;
+	j->intact = -1;
+	int r = chain_init(&j->chain, c->cfg.journal_key, err, errlen);
+	if (r == 0) {
+		r = jsink_open(&j->sink, &c->cfg, err, errlen);
+		if (r < 0)
+			chain_free(&j->chain);
+	}
+	if (r < 0) {
+		free(j);
+		return r;
+	}
+	c->journal = j;
 	return 0;
 }
 
 void journal_close(struct corral *c)
 {
-	if (c->jfd >= 0 && c->jown)
-		close(c->jfd);
-	c->jfd = -1;
-	sb_free(&c->jbuf);
+	struct journal *j = c->journal;
+	if (!j)
+		return;
+	jsink_close(&j->sink);
+	chain_free(&j->chain);
+	sb_free(&j->buf);
+	free(j);
+	c->journal = NULL;
+}
+
+int journal_pollfd(struct corral *c, struct pollfd *p)
+{
+	return c->journal ? jsink_pollfd(&c->journal->sink, p) : 0;
+}
+
+void journal_flush(struct corral *c)
+{
+	if (c->journal)
+		jsink_flush(&c->journal->sink);
+}
+
+bool journal_take_loss(struct corral *c)
+{
+	struct journal *j = c->journal;
+	if (!j || !j->strict || !j->sink.loss)
+		return false;
+	j->sink.loss = false;
+	return true;
 }
 
 static void put_num(struct sbuf *b, const char *key, long v)
 {
 	sb_json_key(b, key);
-	sb_printf(b, "%ld", v);
+	sb_long(b, v);
 }
 
 static void put_time(struct sbuf *b, const char *key, double t)
 {
 	sb_json_key(b, key);
-	sb_printf(b, "%.6f", t);
+	sb_fixed6(b, t);
 }
 
 static void put_str(struct sbuf *b, const char *key, const char *s)
@@ -103,6 +136,59 @@ static void put_frames(struct sbuf *b, const struct corral_frame *f, int n)
 		sb_putc(b, '}');
 	}
 	sb_putc(b, ']');
+}
+
+/* Wall clock at t = 0, RFC 3339 UTC, and CLOCK_MONOTONIC at t = 0. */
+static void put_origin(struct corral *c, struct sbuf *b)
+{
+	struct timespec rt, mt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	double mono_now = (double)mt.tv_sec + (double)mt.tv_nsec * 1e-9;
+	double since = mono_now - c->t0;
+	long long us = (long long)rt.tv_sec * 1000000 + rt.tv_nsec / 1000 -
+		       (long long)(since * 1e6);
+	time_t secs = (time_t)(us / 1000000);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	char when[64];
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	sb_json_key(b, "time");
+	sb_printf(b, "\"%s.%06lldZ\"", when, us % 1000000);
+	put_time(b, "monotonic", c->t0);
+}
+
+static void put_start(struct corral *c, struct sbuf *b,
+		      const struct corral_event *ev)
+{
+	put_num(b, "schema", CORRAL_JOURNAL_SCHEMA);
+	put_str(b, "version", CORRAL_VERSION);
+	put_num(b, "pid", ev->pid);
+	sb_json_key(b, "argv");
+	sb_json_strv(b, c->cfg.self_argv);
+	sb_json_key(b, "command");
+	sb_json_strv(b, c->cfg.argv);
+	put_origin(c, b);
+	char host[256];
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = 0;
+		put_str(b, "host", host);
+	}
+	put_num(b, "uid", (long)getuid());
+	put_num(b, "gid", (long)getgid());
+	char *cwd = getcwd(NULL, 0);
+	if (cwd) {
+		put_str(b, "cwd", cwd);
+		free(cwd);
+	}
+	if (c->cfg.timeout > 0)
+		put_time(b, "timeout", c->cfg.timeout);
+	put_time(b, "kill_after", c->cfg.kill_after);
+	/* The kernel boundary the tree runs in (docs/threat-model.md). */
+	put_str(b, "boundary", landlock_boundary_name(&c->boundary));
+	put_num(b, "landlock_abi", c->boundary.abi);
+	put_str(b, "chain", "hmac-sha256");
+	put_str(b, "key", c->journal->chain.run_key ? "run" : "file");
 }
 
 static void put_end(struct corral *c, struct sbuf *b)
@@ -139,8 +225,19 @@ static void put_end(struct corral *c, struct sbuf *b)
 		put_num(b, "escapes", (long)r->escapes);
 	if (r->stacks)
 		put_num(b, "stacks", (long)r->stacks);
-	if (c->jerrors)
-		put_num(b, "journal_errors", (long)c->jerrors);
+	const struct journal *j = c->journal;
+	put_num(b, "journal_lost", (long)j->sink.lost);
+	put_num(b, "journal_errors", (long)j->sink.errors);
+	if (j->intact >= 0)
+		sb_puts(b, j->intact ? ",\"journal_intact\":true"
+				     : ",\"journal_intact\":false");
+	if (j->chain.run_key) {
+		/* Every member is gone: the key can prove, not forge. */
+		char hex[65];
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", j->chain.key[i]);
+		put_str(b, "chain_key", hex);
+	}
 }
 
 static void format(struct corral *c, const struct corral_event *ev,
@@ -151,18 +248,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 	put_time(b, "t", ev->t);
 	switch (ev->type) {
 	case CORRAL_EV_START:
-		put_num(b, "schema", CORRAL_JOURNAL_SCHEMA);
-		put_str(b, "version", CORRAL_VERSION);
-		put_num(b, "pid", ev->pid);
-		sb_json_key(b, "argv");
-		sb_json_strv(b, c->cfg.self_argv);
-		sb_json_key(b, "command");
-		sb_json_strv(b, c->cfg.argv);
-		if (c->cfg.timeout > 0)
-			put_time(b, "timeout", c->cfg.timeout);
-		/* The kernel boundary the tree runs in (docs/threat-model.md). */
-		put_str(b, "boundary", landlock_boundary_name(&c->boundary));
-		put_num(b, "landlock_abi", c->boundary.abi);
+		put_start(c, b, ev);
 		goto out;
 	case CORRAL_EV_END:
 		put_end(c, b);
@@ -213,6 +299,11 @@ static void format(struct corral *c, const struct corral_event *ev,
 		} else {
 			put_num(b, "status", ev->status);
 		}
+		if (ev->has_rusage) {
+			put_time(b, "cpu_user", ev->cpu_user);
+			put_time(b, "cpu_sys", ev->cpu_sys);
+			put_num(b, "max_rss", ev->max_rss);
+		}
 		break;
 	case CORRAL_EV_DENIED:
 		if (ev->detail)
@@ -241,35 +332,66 @@ static void format(struct corral *c, const struct corral_event *ev,
 		break;
 	}
 out:
-	sb_puts(b, "}\n");
+	chain_seal(&c->journal->chain, b);
+}
+
+/*
+ * Before the end line: write what is queued (a stalled reader gets the
+ * grace the members got, kill_after, at least 0.2 s), then read the file
+ * back. The end line is the one line the check cannot cover.
+ */
+static void before_end(struct corral *c, struct journal *j)
+{
+	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
+	jsink_drain(&j->sink, bound, c->sigfd);
+	/* The end line follows the last line that went out. */
+	chain_rewind(&j->chain, j->sink.last_h, j->sink.written);
+	j->intact = chain_check_own(&j->chain, &j->sink, j->why,
+				    sizeof(j->why));
+	/* --journal-strict: a journal that lost a line fails the run. */
+	if (j->strict && (j->sink.lost || j->intact == 0))
+		c->res.exit_code = CORRAL_EXIT_INTERNAL;
+	if (j->intact == 0)
+		fprintf(stderr,
+			"corral: journal: %s: NOT the journal corral wrote: "
+			"%s\n",
+			j->sink.name, j->why);
+}
+
+static void after_end(struct corral *c, struct journal *j)
+{
+	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
+	jsink_drain(&j->sink, bound, c->sigfd);
+	j->ended = true;
+	struct corral_result *r = &c->res;
+	r->journal_lines = j->sink.written;
+	r->journal_lost = j->sink.lost;
+	r->journal_errors = j->sink.errors;
+	r->journal_intact = j->intact;
+	snprintf(r->journal_head, sizeof(r->journal_head), "%s",
+		 j->sink.last_h);
 }
 
 void journal_event(struct corral *c, const struct corral_event *ev)
 {
-	if (c->jfd < 0)
+	struct journal *j = c->journal;
+	if (!j || j->ended)
 		return;
-	struct sbuf *b = &c->jbuf;
+	if (ev->type == CORRAL_EV_END)
+		before_end(c, j);
+	struct sbuf *b = &j->buf;
 	sb_reset(b);
 	format(c, ev, b);
 	if (b->oom) {
-		c->jerrors++;
-		return;
+		j->sink.lost++;
+		j->sink.loss = true;
+	} else {
+		/*
+		 * An exit resumes nobody: its line may wait for the next line
+		 * or for the loop's sleep (one write fewer per process).
+		 */
+		jsink_put(&j->sink, b->p, b->len, ev->type == CORRAL_EV_EXIT);
 	}
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t n = write(c->jfd, b->p + off, b->len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/*
-			 * A journal that fails mid-run (disk full, reader gone)
-			 * must not take supervision down with it: the tree is
-			 * still ended as promised; the end line and the exit
-			 * status report the loss.
-			 */
-			c->jerrors++;
-			return;
-		}
-		off += (size_t)n;
-	}
+	if (ev->type == CORRAL_EV_END)
+		after_end(c, j);
 }

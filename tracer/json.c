@@ -74,6 +74,51 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/* Decimal digits of v, backwards from end; returns the first. */
+static char *digits(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+void sb_long(struct sbuf *b, long v)
+{
+	char buf[24];
+	char *e = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+				     : (unsigned long long)v;
+	char *p = digits(e, u);
+	if (v < 0)
+		*--p = '-';
+	sb_put(b, p, (size_t)(e - p));
+}
+
+void sb_fixed6(struct sbuf *b, double v)
+{
+	if (!(v > -9e12 && v < 9e12)) { /* NaN, huge: not worth a fast path */
+		sb_printf(b, "%.6f", v);
+		return;
+	}
+	bool neg = v < 0;
+	unsigned long long us =
+		(unsigned long long)((neg ? -v : v) * 1e6 + 0.5);
+	char buf[40];
+	char *e = buf + sizeof(buf);
+	char *p = e;
+	for (int i = 0; i < 6; i++) {
+		*--p = (char)('0' + us % 10);
+		us /= 10;
+	}
+	*--p = '.';
+	p = digits(p, us);
+	if (neg)
+		*--p = '-';
+	sb_put(b, p, (size_t)(e - p));
+}
+
 /*
  * Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s
  * does not start one. Rejects overlong forms, surrogates and values past
@@ -181,11 +226,19 @@ void sb_json_str(struct sbuf *b, const char *str, size_t n)
 
 void sb_json_key(struct sbuf *b, const char *key)
 {
+	size_t n = strlen(key);
+	if (!reserve(b, n + 4))
+		return;
+	char *o = b->p + b->len;
 	if (b->len && b->p[b->len - 1] != '{')
-		sb_putc(b, ',');
-	sb_putc(b, '"');
-	sb_puts(b, key);
-	sb_puts(b, "\":");
+		*o++ = ',';
+	*o++ = '"';
+	memcpy(o, key, n);
+	o += n;
+	*o++ = '"';
+	*o++ = ':';
+	*o = 0;
+	b->len = (size_t)(o - b->p);
 }
 
 void sb_json_strv(struct sbuf *b, const char *const *v)

@@ -23,6 +23,15 @@ void sb_putc(struct sbuf *b, char c);
 void sb_printf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Numbers without printf: the journal writes several per line, and
+ * vsnprintf (twice: measure, write) with %f was the largest user-space
+ * cost per event (docs/bench.md).
+ */
+void sb_long(struct sbuf *b, long v);
+/* v with exactly 6 decimals, rounded to the nearest microsecond ("%.6f"). */
+void sb_fixed6(struct sbuf *b, double v);
+
 /* A JSON string literal (with quotes) for n bytes of s. */
 void sb_json_str(struct sbuf *b, const char *s, size_t n);
 /* "key": prefixed with a comma unless it is the first key. */

@@ -60,6 +60,8 @@ const char *corral_reason_name(enum corral_reason r)
 		return "escape";
 	case CORRAL_REASON_REQUEST:
 		return "request";
+	case CORRAL_REASON_JOURNAL:
+		return "journal";
 	}
 	return "?";
 }

@@ -48,6 +48,13 @@ static ssize_t read_all(const char *path, char **out)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/*
+		 * A short read is the end for the files read here (cmdline
+		 * copies up to the count or its end; status is generated
+		 * whole): one read() per exec instead of two.
+		 */
+		if ((size_t)n < cap - (len - (size_t)n) - 1)
+			break;
 	}
 	close(fd);
 	buf[len] = 0;

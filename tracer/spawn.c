@@ -112,6 +112,17 @@ int corral_spawn(struct corral *c)
 	}
 	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
 	corral_emit(c, &start);
+	if (journal_take_loss(c)) { /* --journal-strict: nothing starts */
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "journal: the start line could not be written "
+			 "(--journal-strict): the command was not run");
+		corral_end_failed(c);
+		return -EIO;
+	}
 
 	pid_t parent = getpid();
 	pid_t pid = fork();

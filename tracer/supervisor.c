@@ -64,6 +64,9 @@ void corral_emit(struct corral *c, struct corral_event *ev)
 		c->cfg.on_event(ev, c->cfg.on_event_arg);
 		c->in_callback--;
 	}
+	/* --journal-strict: a lost line ends the run (once). */
+	if (c->root && journal_take_loss(c))
+		ending_begin(c, CORRAL_REASON_JOURNAL, 0);
 }
 
 /*
@@ -215,7 +218,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	c->sys = &corral_sys_real;
 	c->self = getpid();
 	c->parent = getppid();
-	c->jfd = c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
+	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
 	c->t0 = mono();
 	int r = table_init(&c->tab);
 	if (r < 0)
@@ -304,7 +307,8 @@ int corral_drain(struct corral *c, bool block)
 	for (;;) {
 		int st;
 		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
-		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt);
+		struct rusage ru;
+		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, &ru);
 		if (p == 0)
 			break;
 		if (p < 0) {
@@ -324,18 +328,25 @@ int corral_drain(struct corral *c, bool block)
 		}
 		c->batch[n].pid = p;
 		c->batch[n].status = st;
+		c->batch[n].ru = ru;
 		n++;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		c->wait_ru = &c->batch[i].ru;
 		engine_handle(c, c->batch[i].pid, c->batch[i].status);
+	}
+	c->wait_ru = NULL;
 	return (int)n;
 }
 
 void corral_wait_kernel(struct corral *c, double timeout)
 {
-	struct pollfd pfd[8] = {{.fd = c->sigfd, .events = POLLIN}};
+	/* sigfd, pty (2), live (5), journal (1) */
+	struct pollfd pfd[9] = {{.fd = c->sigfd, .events = POLLIN}};
 	int npty = pty_pollfds(c, pfd + 1);
 	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
+	/* A stalled journal reader: wake up when it takes lines again. */
+	int nj = journal_pollfd(c, pfd + 1 + npty + nlive);
 	struct timespec ts, *tsp = NULL;
 	if (timeout >= 0) {
 		if (timeout > 3600)
@@ -344,8 +355,10 @@ void corral_wait_kernel(struct corral *c, double timeout)
 		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
 		tsp = &ts;
 	}
-	if (ppoll(pfd, 1 + (nfds_t)(npty + nlive), tsp, NULL) <= 0)
+	if (ppoll(pfd, 1 + (nfds_t)(npty + nlive + nj), tsp, NULL) <= 0)
 		return;
+	if (nj && pfd[1 + npty + nlive].revents)
+		journal_flush(c);
 	if (npty)
 		pty_relay(c, pfd + 1, npty);
 	if (nlive)
@@ -398,7 +411,7 @@ static void act_on_signals(struct corral *c)
 			continue;
 		}
 		if (sig == SIGUSR1) {
-			if (c->jfd < 0 && c->cfg.live_stderr)
+			if (!c->journal && c->cfg.live_stderr)
 				live_request_print(c); /* live.c */
 			else
 				corral_snapshot(c, c->cfg.stacks &

@@ -17,11 +17,12 @@ static long real_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 	return r < 0 ? -errno : r;
 }
 
-static pid_t real_waitpid(void *ctx, pid_t pid, int *status, int options)
+static pid_t real_waitpid(void *ctx, pid_t pid, int *status, int options,
+			  struct rusage *ru)
 {
 	pid_t r;
-	do
-		r = waitpid(pid, status, options);
+	do /* wait4: the exit's resource use at no extra cost */
+		r = wait4(pid, status, options, ru);
 	while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : r;
 }

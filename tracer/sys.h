@@ -11,13 +11,18 @@
 #define CORRAL_SYS_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct corral_sys {
 	/* ptrace(2): returns the call's result (>= 0) or -errno. */
 	long (*ptrace)(void *ctx, int req, pid_t pid, void *addr, void *data);
-	/* waitpid(2): the pid, 0 (WNOHANG, nothing), or -errno. */
-	pid_t (*waitpid)(void *ctx, pid_t pid, int *status, int options);
+	/*
+	 * wait4(2): the pid, 0 (WNOHANG, nothing), or -errno; ru (may be
+	 * NULL) gets the resource use of a task that ended.
+	 */
+	pid_t (*waitpid)(void *ctx, pid_t pid, int *status, int options,
+			 struct rusage *ru);
 	/* kill(2) and tgkill(2). */
 	int (*kill)(void *ctx, pid_t pid, int sig);
 	int (*tgkill)(void *ctx, pid_t tgid, pid_t tid, int sig);

@@ -71,9 +71,12 @@ static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 	return 0;
 }
 
-static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options)
+static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
+		       struct rusage *ru)
 {
 	struct mock *m = ctx;
+	if (ru)
+		memset(ru, 0, sizeof(*ru));
 	if (m->wpos < m->nwaits) {
 		*status = m->waits[m->wpos].status;
 		return m->waits[m->wpos++].pid;
@@ -177,8 +180,11 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 	c->sys = &m->sys;
 	c->self = 1;
 	c->errpipe = c->sigfd = c->ttyfd = c->policy_fd = c->ptm = -1;
-	c->jfd = memfd_create("journal", 0);
-	c->jown = true;
+	/* The journal on a memfd, through the real sink (given as is). */
+	c->cfg.journal_fd = memfd_create("journal", 0);
+	char err[256];
+	if (journal_open(c, err, sizeof(err)) < 0)
+		fprintf(stderr, "mock journal: %s\n", err);
 	c->want_argv = true;
 	table_init(&c->tab);
 	c->root = root;
@@ -189,9 +195,9 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 /* The journal so far, as one string (caller frees). */
 static char *mock_journal(struct corral *c)
 {
-	off_t len = lseek(c->jfd, 0, SEEK_END);
+	off_t len = lseek(c->cfg.journal_fd, 0, SEEK_END);
 	char *s = calloc(1, (size_t)len + 1);
-	if (pread(c->jfd, s, (size_t)len, 0) != len)
+	if (pread(c->cfg.journal_fd, s, (size_t)len, 0) != len)
 		s[0] = 0;
 	return s;
 }
@@ -199,7 +205,9 @@ static char *mock_journal(struct corral *c)
 static void mock_free(struct corral *c)
 {
 	c->finished = true; /* nothing real to kill */
+	int jfd = c->cfg.journal_fd;
 	corral_free(c);
+	close(jfd);
 }
 
 /* Position of needle in the journal, -1 if absent. */

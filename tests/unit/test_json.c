@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,43 @@ static void test_large(void **state)
 	free(s);
 }
 
+/* The printf-free numbers write what printf would. */
+static void test_numbers(void **state)
+{
+	static struct sbuf b;
+	char want[64];
+	long ints[] = {0, 1, -1, 9, 10, 4711, -4711, 2147483647L,
+		       -2147483648L, 9223372036854775807L,
+		       -9223372036854775807L - 1};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		sb_reset(&b);
+		sb_long(&b, ints[i]);
+		snprintf(want, sizeof(want), "%ld", ints[i]);
+		assert_string_equal(b.p, want);
+	}
+	/* Times as the journal has them: whole microseconds, up to days. */
+	unsigned long long x = 88172645463325252ULL;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		unsigned long long us = x % (i & 1 ? 100000000000ULL : 10000000ULL);
+		double v = (double)us / 1e6;
+		sb_reset(&b);
+		sb_fixed6(&b, v);
+		snprintf(want, sizeof(want), "%.6f", v);
+		assert_string_equal(b.p, want);
+	}
+	double odd[] = {0.0, 2.0, 0.000001, 0.0000004, 0.0000006, 1e9, -1.5};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		sb_reset(&b);
+		sb_fixed6(&b, odd[i]);
+		snprintf(want, sizeof(want), "%.6f", odd[i]);
+		assert_string_equal(b.p, want);
+	}
+	sb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +127,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8_surrogateescape),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,155 @@
+/*
+ * verify.c - `corral verify JOURNAL [--key FILE] [--head HEX] [--lines]`:
+ * check a journal's digest chain (corral_journal_verify, docs/journal.md).
+ *
+ * Exit status: 0 every line checked and intact; 1 the journal was changed,
+ * truncated, or could not be checked (no key: a run without its end line);
+ * 2 not a journal, unreadable, or bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corral.h"
+
+#define KEY_MAX 4096
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: corral verify [--key FILE] [--head HEX] [--lines] "
+		"JOURNAL\n"
+		"\n"
+		"Check the digest chain of a corral journal (- for stdin):\n"
+		"name the first line that was changed, removed, inserted or\n"
+		"reordered, or a truncated end, and print the chain head.\n"
+		"\n"
+		"  --key FILE   the key given to run --journal-key (else each\n"
+		"               run's end line discloses its own key)\n"
+		"  --head HEX   the head recorded when the run ended (corral's\n"
+		"               stderr): proves the journal is the one written\n"
+		"  --lines      print every line's verdict\n"
+		"\n"
+		"Exit status: 0 intact, 1 changed or not checkable, 2 not a\n"
+		"journal or bad usage.\n");
+}
+
+static int read_key(const char *path, unsigned char *key, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "corral verify: key %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, key + n, KEY_MAX + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (n += (size_t)r) > KEY_MAX)
+			break;
+	}
+	close(fd);
+	if (n == 0 || n > KEY_MAX) {
+		fprintf(stderr, "corral verify: key %s: %s\n", path,
+			n ? "longer than 4096 bytes" : "empty or unreadable");
+		return -1;
+	}
+	*len = n;
+	return 0;
+}
+
+static void print_line(const struct corral_journal_line *l, void *arg)
+{
+	printf("%zu run=%u n=%lld %s\n", l->lineno, l->run, l->seq,
+	       corral_line_verdict_name(l->verdict));
+}
+
+int corral_verify_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"key", required_argument, 0, 'k'},
+		{"head", required_argument, 0, 'H'},
+		{"lines", no_argument, 0, 'l'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	static unsigned char key[KEY_MAX + 1];
+	struct corral_journal_check chk = {0};
+	int c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (read_key(optarg, key, &chk.keylen) < 0)
+				return 2;
+			chk.key = key;
+			break;
+		case 'H':
+			chk.head = optarg;
+			break;
+		case 'l':
+			chk.on_line = print_line;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "corral verify: bad option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	if (chk.head && (strlen(chk.head) != 64 ||
+			 strspn(chk.head, "0123456789abcdef") != 64)) {
+		fprintf(stderr, "corral verify: --head: 64 lowercase hex "
+				"digits expected\n");
+		return 2;
+	}
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "corral verify: %s: %s\n", path,
+			strerror(errno));
+		return 2;
+	}
+	int r = corral_journal_verify_fd(fd, &chk);
+	if (fd)
+		close(fd);
+	if (r < 0) {
+		fprintf(stderr, "corral verify: %s: %s\n", path,
+			*chk.why ? chk.why : strerror(-r));
+		return 2;
+	}
+	if (chk.intact) {
+		printf("corral verify: %s: intact: %zu lines, %zu run%s%s\n",
+		       path, chk.lines, chk.runs, chk.runs == 1 ? "" : "s",
+		       chk.head ? ", ends at the recorded head"
+				: (chk.key ? ", keyed"
+					   : " (checked with the key the end "
+					     "line discloses: give --head to "
+					     "prove it is the journal written)"));
+	} else {
+		printf("corral verify: %s: NOT intact: %s\n", path,
+		       *chk.why ? chk.why
+				: "a run could not be checked (no key)");
+		if (!chk.keyed && !chk.key)
+			printf("corral verify: %s: a run has no end line to "
+			       "disclose its key; --key FILE if one was "
+			       "given\n",
+			       path);
+	}
+	printf("head %s\n", chk.last_h);
+	return chk.intact ? 0 : 1;
+}

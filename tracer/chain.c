@@ -1,0 +1,757 @@
+/*
+ * chain.c - the journal's keyed digest chain, and the reader that checks it
+ * (corral_journal_verify, `corral verify`).
+ *
+ * Every line ends with ,"n":N,"h":"<hex>"}: N counts the lines of the run
+ * from 0 (the start line), and hex is HMAC-SHA256(key, P || B), where P is
+ * the previous line's digest as 32 bytes (32 zero bytes for the start line)
+ * and B the line's bytes up to, not including, ,"h":" . Changing, removing,
+ * inserting or reordering a line breaks the chain at that line; rewriting
+ * the chain from there needs the key. The key is random per run and lives
+ * only in corral's memory until the tree is gone, when the end line
+ * discloses it ("chain_key"): from then on it proves nothing by itself,
+ * but the digest of the last line (the head, printed on stderr) pins every
+ * byte before it. A key file (--journal-key) is never disclosed.
+ * docs/journal.md has the threat model.
+ *
+ * The reader never trusts the input: any bytes give a verdict, never a
+ * crash (fuzz/verify_fuzz.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+/*
+ * SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP,
+ * whose per-call overhead is the point of using them (mac_line()).
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+
+#define KEY_MAX 4096
+
+/*
+ * HMAC-SHA256 (RFC 2104) on OpenSSL's SHA-256, with the key's inner and
+ * outer blocks hashed once: a line costs two SHA-256 finals and two struct
+ * copies, no allocation. OpenSSL's EVP_MAC does the same work with a
+ * provider dispatch, a context duplication and parameter handling around
+ * it, three times the cost per line (docs/bench.md); tests/unit/test_chain.c
+ * checks this against EVP_MAC's HMAC.
+ */
+struct hmac {
+	SHA256_CTX in, out;
+};
+
+static struct hmac *mac_new(const unsigned char *key, size_t len)
+{
+	struct hmac *m = malloc(sizeof(*m));
+	if (!m)
+		return NULL;
+	unsigned char k[64] = {0}, pad[64];
+	if (len > sizeof(k))
+		SHA256(key, len, k);
+	else
+		memcpy(k, key, len);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	SHA256_Init(&m->in);
+	SHA256_Update(&m->in, pad, 64);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	SHA256_Init(&m->out);
+	SHA256_Update(&m->out, pad, 64);
+	OPENSSL_cleanse(k, sizeof(k));
+	OPENSSL_cleanse(pad, sizeof(pad));
+	return m;
+}
+
+static void mac_free(struct hmac *m)
+{
+	if (m) {
+		OPENSSL_cleanse(m, sizeof(*m));
+		free(m);
+	}
+}
+
+/* HMAC(key, prev || body). */
+static void mac_line(const struct hmac *m, const unsigned char prev[32],
+		     const char *body, size_t n, unsigned char out[32])
+{
+	unsigned char inner[32];
+	SHA256_CTX c = m->in;
+	SHA256_Update(&c, prev, 32);
+	SHA256_Update(&c, body, n);
+	SHA256_Final(inner, &c);
+	c = m->out;
+	SHA256_Update(&c, inner, 32);
+	SHA256_Final(out, &c);
+}
+
+struct jsum {
+	SHA256_CTX c;
+};
+
+struct jsum *jsum_new(void)
+{
+	struct jsum *s = malloc(sizeof(*s));
+	if (s)
+		SHA256_Init(&s->c);
+	return s;
+}
+
+void jsum_update(struct jsum *s, const void *p, size_t n)
+{
+	SHA256_Update(&s->c, p, n);
+}
+
+void jsum_free(struct jsum *s)
+{
+	free(s);
+}
+
+static const char hexd[] = "0123456789abcdef";
+
+static void to_hex(const unsigned char *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hexd[b[i] >> 4];
+		out[2 * i + 1] = hexd[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* n bytes from 2n lowercase hex digits; false if any is not one. */
+static bool from_hex(const char *h, size_t n, unsigned char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		int a = hexval(h[2 * i]), b = hexval(h[2 * i + 1]);
+		if (a < 0 || b < 0)
+			return false;
+		out[i] = (unsigned char)(a << 4 | b);
+	}
+	return true;
+}
+
+static int read_key(const char *path, unsigned char **key, size_t *len,
+		    char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "journal key %s: %s", path, strerror(e));
+		return -e;
+	}
+	unsigned char *b = malloc(KEY_MAX + 1);
+	size_t n = 0;
+	ssize_t r = 0;
+	while (b && n <= KEY_MAX &&
+	       (r = read(fd, b + n, KEY_MAX + 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	int e = r < 0 ? errno : 0;
+	close(fd);
+	if (!b || e || n == 0 || n > KEY_MAX) {
+		free(b);
+		snprintf(err, errlen, "journal key %s: %s", path,
+			 !b	     ? "out of memory"
+			 : e	     ? strerror(e)
+			 : n == 0    ? "empty file"
+				     : "longer than 4096 bytes");
+		return -EINVAL;
+	}
+	*key = b;
+	*len = n;
+	return 0;
+}
+
+int chain_init(struct chain *ch, const char *key_path, char *err,
+	       size_t errlen)
+{
+	memset(ch, 0, sizeof(*ch));
+	if (key_path) {
+		int r = read_key(key_path, &ch->key, &ch->keylen, err, errlen);
+		if (r < 0)
+			return r;
+	} else {
+		ch->run_key = true;
+		ch->keylen = 32;
+		ch->key = malloc(32);
+		size_t got = 0;
+		while (ch->key && got < 32) {
+			ssize_t r = getrandom(ch->key + got, 32 - got, 0);
+			if (r < 0 && errno != EINTR)
+				break;
+			if (r > 0)
+				got += (size_t)r;
+		}
+		if (!ch->key || got < 32) {
+			snprintf(err, errlen, "journal: no random key: %s",
+				 strerror(errno));
+			chain_free(ch);
+			return -EIO;
+		}
+	}
+	ch->mac = mac_new(ch->key, ch->keylen);
+	if (!ch->mac) {
+		snprintf(err, errlen, "journal: out of memory");
+		chain_free(ch);
+		return -EIO;
+	}
+	return 0;
+}
+
+void chain_free(struct chain *ch)
+{
+	if (ch->key) {
+		explicit_bzero(ch->key, ch->keylen);
+		free(ch->key);
+	}
+	mac_free(ch->mac);
+	memset(ch, 0, sizeof(*ch));
+}
+
+void chain_seal(struct chain *ch, struct sbuf *b)
+{
+	sb_puts(b, ",\"n\":");
+	sb_long(b, (long)ch->n++);
+	unsigned char h[32];
+	mac_line(ch->mac, ch->prev, b->p, b->len, h);
+	memcpy(ch->prev, h, 32);
+	char hex[CHAIN_HEX + 1];
+	to_hex(h, 32, hex);
+	sb_puts(b, ",\"h\":\"");
+	sb_put(b, hex, CHAIN_HEX);
+	sb_puts(b, "\"}\n");
+}
+
+void chain_rewind(struct chain *ch, const char *hex, unsigned long n)
+{
+	if (!hex[0] || !from_hex(hex, 32, ch->prev))
+		memset(ch->prev, 0, 32);
+	ch->n = n;
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* What the tail of a line says: ,"n":N,"h":"<64 hex>"} */
+struct tail {
+	bool ok;
+	unsigned long long n;
+	unsigned char h[32];
+	size_t body; /* bytes covered by the digest */
+};
+
+static struct tail parse_tail(const char *l, size_t len)
+{
+	struct tail t = {0};
+	const size_t suf = 6 + CHAIN_HEX + 2; /* ,"h":"...."} */
+	if (len < suf + 7 || l[0] != '{' ||
+	    memcmp(l + len - suf, ",\"h\":\"", 6) ||
+	    memcmp(l + len - 2, "\"}", 2) ||
+	    !from_hex(l + len - suf + 6, 32, t.h))
+		return t;
+	t.body = len - suf;
+	/* ,"n":DIGITS just before */
+	size_t i = t.body;
+	unsigned long long n = 0, mul = 1;
+	size_t digits = 0;
+	while (i > 0 && l[i - 1] >= '0' && l[i - 1] <= '9' && digits < 19) {
+		n += (unsigned long long)(l[i - 1] - '0') * mul;
+		mul *= 10;
+		digits++;
+		i--;
+	}
+	if (!digits || i < 5 || memcmp(l + i - 5, ",\"n\":", 5) ||
+	    (digits > 1 && l[i] == '0'))
+		return t;
+	t.n = n;
+	t.ok = true;
+	return t;
+}
+
+static bool starts(const char *l, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && !memcmp(l, prefix, n);
+}
+
+static bool is_start(const char *l, size_t len)
+{
+	return starts(l, len, "{\"event\":\"start\",");
+}
+
+static bool is_end(const char *l, size_t len)
+{
+	return starts(l, len, "{\"event\":\"end\",");
+}
+
+/* The key an end line discloses: "chain_key":"<64 hex>". */
+static bool disclosed_key(const char *l, size_t len, unsigned char key[32])
+{
+	static const char k[] = "\"chain_key\":\"";
+	const char *p = memmem(l, len, k, sizeof(k) - 1);
+	if (!p)
+		return false;
+	p += sizeof(k) - 1;
+	if ((size_t)(l + len - p) < CHAIN_HEX + 1 || p[CHAIN_HEX] != '"')
+		return false;
+	return from_hex(p, 32, key);
+}
+
+struct line {
+	const char *p;
+	size_t len;
+	struct tail t;
+};
+
+struct lines {
+	struct line *v;
+	size_t n;
+	bool open_end; /* the input does not end with '\n' */
+};
+
+static int split(const char *buf, size_t len, struct lines *ls)
+{
+	size_t cap = 0;
+	ls->v = NULL;
+	ls->n = 0;
+	ls->open_end = len && buf[len - 1] != '\n';
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - buf) : len;
+		if (ls->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct line *v = realloc(ls->v, cap * sizeof(*v));
+			if (!v) {
+				free(ls->v);
+				ls->v = NULL;
+				return -ENOMEM;
+			}
+			ls->v = v;
+		}
+		struct line *l = &ls->v[ls->n++];
+		l->p = buf + i;
+		l->len = e - i;
+		l->t = parse_tail(l->p, l->len);
+		i = e + 1;
+	}
+	return 0;
+}
+
+struct checker {
+	struct corral_journal_check *chk;
+	unsigned run;
+};
+
+static const char *verdict_words(enum corral_line_verdict v)
+{
+	switch (v) {
+	case CORRAL_LINE_OK:
+		return "intact";
+	case CORRAL_LINE_CHANGED:
+		return "changed (its digest does not match its bytes)";
+	case CORRAL_LINE_INSERTED:
+		return "inserted (not part of the chain; the next line "
+		       "follows the one before it)";
+	case CORRAL_LINE_REMOVED_BEFORE:
+		return "lines were removed before it (its sequence number "
+		       "jumps)";
+	case CORRAL_LINE_REORDERED:
+		return "out of order (its sequence number is not the next)";
+	case CORRAL_LINE_MALFORMED:
+		return "not a journal line (no \"n\"/\"h\" tail)";
+	case CORRAL_LINE_AFTER_END:
+		return "appended after the run's end line";
+	case CORRAL_LINE_UNCHECKED:
+		return "not checked (no key)";
+	}
+	return "?";
+}
+
+const char *corral_line_verdict_name(enum corral_line_verdict v)
+{
+	static const char *const names[] = {
+		"ok",	     "changed",	  "inserted",  "removed-before",
+		"reordered", "malformed", "after-end", "unchecked",
+	};
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v]
+							      : "?";
+}
+
+static void verdict(struct checker *k, size_t idx, const struct line *l,
+		    enum corral_line_verdict v)
+{
+	struct corral_journal_check *c = k->chk;
+	if (v != CORRAL_LINE_OK && v != CORRAL_LINE_UNCHECKED) {
+		c->bad_lines++;
+		if (!c->first_bad) {
+			c->first_bad = idx + 1;
+			c->first_verdict = v;
+			snprintf(c->why, sizeof(c->why), "line %zu: %s", idx + 1,
+				 verdict_words(v));
+		}
+	}
+	if (c->on_line) {
+		struct corral_journal_line cl = {
+			.lineno = idx + 1,
+			.run = k->run,
+			.seq = l->t.ok ? (long long)l->t.n : -1,
+			.verdict = v,
+			.text = l->p,
+			.len = l->len,
+		};
+		c->on_line(&cl, c->arg);
+	}
+}
+
+static void problem(struct corral_journal_check *c, size_t lineno,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void problem(struct corral_journal_check *c, size_t lineno,
+		    const char *fmt, ...)
+{
+	if (c->first_bad)
+		return;
+	c->first_bad = lineno;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+static bool mac_ok(const struct hmac *mac, const unsigned char prev[32],
+		   const struct line *l)
+{
+	unsigned char h[32];
+	if (!l->t.ok)
+		return false;
+	mac_line(mac, prev, l->p, l->t.body, h);
+	return !memcmp(h, l->t.h, 32);
+}
+
+/* Is there a line with sequence number n in [from, to)? */
+static bool seq_later(const struct lines *ls, size_t from, size_t to,
+		      unsigned long long n)
+{
+	for (size_t i = from; i < to; i++)
+		if (ls->v[i].t.ok && ls->v[i].t.n == n)
+			return true;
+	return false;
+}
+
+/*
+ * One run: lines [a, b). prev is the digest of the last line accepted
+ * (zeros before the start line); alt the digest a changed line should have
+ * had, tried too, so that one edited line is reported once.
+ */
+static void check_run(struct checker *k, const struct lines *ls, size_t a,
+		      size_t b, const unsigned char *key, size_t keylen)
+{
+	struct corral_journal_check *c = k->chk;
+	const struct line *v = ls->v;
+	if (!key) {
+		for (size_t i = a; i < b; i++)
+			verdict(k, i, &v[i],
+				v[i].t.ok ? CORRAL_LINE_UNCHECKED
+					  : CORRAL_LINE_MALFORMED);
+		return;
+	}
+	struct hmac *mac = mac_new(key, keylen);
+	if (!mac) {
+		problem(c, a + 1, "out of memory");
+		return;
+	}
+	unsigned char prev[32] = {0}, alt[32];
+	bool have_alt = false, ended = false;
+	unsigned long long want = 0;
+	for (size_t i = a; i < b; i++) {
+		const struct line *l = &v[i];
+		if (ended) {
+			verdict(k, i, l, CORRAL_LINE_AFTER_END);
+			continue;
+		}
+		if (mac_ok(mac, prev, l) && l->t.n == want) {
+			verdict(k, i, l, CORRAL_LINE_OK);
+		} else if (have_alt && mac_ok(mac, alt, l) && l->t.n == want) {
+			/* follows the line before it, as that should have been */
+			memcpy(prev, alt, 32);
+			verdict(k, i, l, CORRAL_LINE_OK);
+		} else {
+			enum corral_line_verdict why;
+			bool next_follows = i + 1 < b &&
+					    mac_ok(mac, prev, &v[i + 1]);
+			if (!l->t.ok)
+				why = next_follows ? CORRAL_LINE_INSERTED
+						   : CORRAL_LINE_MALFORMED;
+			else if (l->t.n > want)
+				why = seq_later(ls, i + 1, b, want)
+					      ? CORRAL_LINE_REORDERED
+					      : CORRAL_LINE_REMOVED_BEFORE;
+			else if (l->t.n < want)
+				why = next_follows ? CORRAL_LINE_INSERTED
+						   : CORRAL_LINE_REORDERED;
+			else
+				why = next_follows ? CORRAL_LINE_INSERTED
+						   : CORRAL_LINE_CHANGED;
+			verdict(k, i, l, why);
+			if (why == CORRAL_LINE_INSERTED)
+				continue; /* prev stays: the next line is checked */
+			/* Go on from this line as it stands. */
+			have_alt = false;
+			if (l->t.ok) {
+				mac_line(mac, prev, l->p, l->t.body, alt);
+				have_alt = true;
+				memcpy(prev, l->t.h, 32);
+				want = l->t.n + 1;
+			}
+			if (l->t.ok && is_end(l->p, l->len))
+				ended = true;
+			continue;
+		}
+		have_alt = false;
+		memcpy(prev, l->t.h, 32);
+		want = l->t.n + 1;
+		if (is_end(l->p, l->len))
+			ended = true;
+	}
+	mac_free(mac);
+}
+
+/*
+ * Does a disclosed key verify the run's first line, or the second against
+ * the first as it stands (when the first was edited)? If neither, it is
+ * the key that is wrong.
+ */
+static bool key_fits(const struct lines *ls, size_t a, size_t b,
+		     const unsigned char key[32])
+{
+	struct hmac *mac = mac_new(key, 32);
+	if (!mac)
+		return false;
+	unsigned char zero[32] = {0};
+	bool ok = mac_ok(mac, zero, &ls->v[a]) ||
+		  (a + 1 < b && ls->v[a].t.ok &&
+		   mac_ok(mac, ls->v[a].t.h, &ls->v[a + 1]));
+	mac_free(mac);
+	return ok;
+}
+
+static void head_of(const struct line *l, char out[CHAIN_HEX + 1])
+{
+	if (l->t.ok)
+		to_hex(l->t.h, 32, out);
+	else
+		out[0] = 0;
+}
+
+int journal_verify_core(const char *buf, size_t len,
+			struct corral_journal_check *c)
+{
+	c->intact = false;
+	c->keyed = true;
+	c->lines = c->runs = c->bad_lines = 0;
+	c->first_bad = 0;
+	c->first_verdict = CORRAL_LINE_OK;
+	c->truncated = c->head_matched = false;
+	c->last_h[0] = c->why[0] = 0;
+	if (c->key && (!c->keylen || c->keylen > KEY_MAX))
+		return -EINVAL;
+	unsigned char want_head[32];
+	if (c->head && (strlen(c->head) != CHAIN_HEX ||
+			!from_hex(c->head, 32, want_head)))
+		return -EINVAL;
+	struct lines ls;
+	if (split(buf, len, &ls) < 0)
+		return -ENOMEM;
+	size_t sealed = 0;
+	for (size_t i = 0; i < ls.n; i++)
+		sealed += ls.v[i].t.ok;
+	if (!sealed) {
+		free(ls.v);
+		snprintf(c->why, sizeof(c->why),
+			 ls.n ? "not a corral journal (no line carries a "
+				"digest)"
+			      : "empty");
+		return -EINVAL;
+	}
+	c->lines = ls.n;
+	struct checker k = {.chk = c};
+	for (size_t a = 0; a < ls.n;) {
+		size_t b = a + 1;
+		while (b < ls.n && !is_start(ls.v[b].p, ls.v[b].len))
+			b++;
+		k.run = (unsigned)++c->runs;
+		const struct line *last = &ls.v[b - 1];
+		bool ends = last->t.ok && is_end(last->p, last->len) &&
+			    !(b == ls.n && ls.open_end);
+		unsigned char dk[32];
+		const unsigned char *key = c->key;
+		size_t keylen = c->keylen, kl = 0;
+		/* The key the run's end line discloses (the last one). */
+		for (size_t i = b; !key && i-- > a;)
+			if (ls.v[i].t.ok && is_end(ls.v[i].p, ls.v[i].len) &&
+			    disclosed_key(ls.v[i].p, ls.v[i].len, dk)) {
+				key = dk;
+				keylen = 32;
+				kl = i;
+			}
+		if (key == dk && !key_fits(&ls, a, b, dk)) {
+			/* The disclosing line itself was changed. */
+			for (size_t i = a; i < b; i++)
+				verdict(&k, i, &ls.v[i],
+					i == kl ? CORRAL_LINE_CHANGED
+						: CORRAL_LINE_UNCHECKED);
+			a = b;
+			continue;
+		}
+		if (!key)
+			c->keyed = false;
+		if (!is_start(ls.v[a].p, ls.v[a].len) && ls.v[a].t.ok && key)
+			; /* an edited start line: its digest says so */
+		else if (!is_start(ls.v[a].p, ls.v[a].len) && !key)
+			problem(c, a + 1, "line %zu: a run that does not begin "
+					  "with a start line",
+				a + 1);
+		check_run(&k, &ls, a, b, key, keylen);
+		if (!ends) {
+			c->truncated = true;
+			problem(c, b + 1,
+				"line %zu: the journal ends without an end line "
+				"(truncated%s)",
+				b + (ls.open_end && b == ls.n ? 0 : 1),
+				ls.open_end && b == ls.n ? " mid-line" : "");
+		}
+		a = b;
+	}
+	/* A run that discloses a key nobody else vouches for proves nothing. */
+	const struct line *last = &ls.v[ls.n - 1];
+	head_of(last, c->last_h);
+	if (c->head) {
+		c->head_matched = last->t.ok && !memcmp(last->t.h, want_head, 32);
+		if (!c->head_matched) {
+			size_t at = 0;
+			for (size_t i = 0; i < ls.n && !at; i++)
+				if (ls.v[i].t.ok &&
+				    !memcmp(ls.v[i].t.h, want_head, 32))
+					at = i + 1;
+			if (at)
+				problem(c, at + 1,
+					"line %zu: the recorded head is line "
+					"%zu's: lines after it were appended",
+					at + 1, at);
+			else
+				problem(c, ls.n,
+					"the recorded head is not in the journal: "
+					"its end was removed, or it was rewritten");
+		}
+	}
+	c->intact = !c->first_bad && c->keyed &&
+		    (!c->head || c->head_matched);
+	free(ls.v);
+	return 0;
+}
+
+int chain_check_own(const struct chain *ch, const struct jsink *s, char *msg,
+		    size_t msglen)
+{
+	msg[0] = 0;
+	if (s->fd < 0 || s->kind != JS_FILE)
+		return -1;
+	struct stat own, now;
+	if (fstat(s->fd, &own) < 0)
+		return -1;
+	if (s->path && (stat(s->path, &now) < 0 || now.st_dev != own.st_dev ||
+			now.st_ino != own.st_ino)) {
+		snprintf(msg, msglen, "the file at %s was removed or replaced",
+			 s->path);
+		return 0;
+	}
+	if (own.st_size < s->start) {
+		snprintf(msg, msglen, "the file was truncated");
+		return 0;
+	}
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", s->fd);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = (size_t)(own.st_size - s->start);
+	char *buf = len ? mmap(NULL, len + (size_t)(s->start % 4096),
+			       PROT_READ, MAP_PRIVATE, fd,
+			       s->start - s->start % 4096)
+			: NULL;
+	close(fd);
+	if (buf == MAP_FAILED)
+		return -1;
+	const char *b = buf ? buf + s->start % 4096 : "";
+	struct lines ls;
+	int r = 0;
+	if (s->sum && len == s->wbytes) {
+		/* The usual case: the same bytes as went out, one hash. */
+		unsigned char want[32], got[32];
+		SHA256_CTX c = s->sum->c;
+		SHA256_Final(want, &c);
+		SHA256((const unsigned char *)b, len, got);
+		if (!memcmp(want, got, 32)) {
+			if (buf)
+				munmap(buf, len + (size_t)(s->start % 4096));
+			return 1;
+		}
+	}
+	r = split(b, len, &ls);
+	if (r == 0) {
+		unsigned char prev[32] = {0};
+		size_t bad = 0;
+		for (size_t i = 0; i < ls.n && !bad; i++) {
+			const struct line *l = &ls.v[i];
+			if (!mac_ok(ch->mac, prev, l) || l->t.n != i)
+				bad = i + 1;
+			memcpy(prev, l->t.h, 32);
+		}
+		bool ok = false;
+		if (bad)
+			snprintf(msg, msglen,
+				 "line %zu of this run is not the line corral "
+				 "wrote",
+				 bad);
+		else if (ls.n > s->written || ls.open_end)
+			snprintf(msg, msglen,
+				 "bytes were added (%zu lines, %lu written)",
+				 ls.n, s->written);
+		else if (ls.n < s->written)
+			snprintf(msg, msglen,
+				 "lines were removed (%zu lines, %lu written)",
+				 ls.n, s->written);
+		else
+			ok = true;
+		r = ok ? 1 : 0;
+		free(ls.v);
+	} else {
+		r = -1;
+	}
+	if (buf)
+		munmap(buf, len + (size_t)(s->start % 4096));
+	return r;
+}
