@@ -108,7 +108,6 @@ void cli_usage_short(FILE *f)
 	      "       corral ps [--stacks] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [OPTIONS] JOURNAL|-\n"
-	      "       corral verify [--key FILE] [--head HEX] JOURNAL\n"
 	      "Try 'corral --help' for more information.\n",
 	      f);
 }

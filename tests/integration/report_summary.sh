@@ -23,6 +23,8 @@ def flush():
     out.extend(sorted(items)); items.clear()
 for line in sys.stdin.read().split("\n"):
     line = line.replace(fix, "$FIX").replace(tmp, "$T")
+    if re.match(r"^(  |\| )(started|cwd) ", line):
+        continue  # wall clock, host and checkout (schema 2 start keys)
     line = re.sub(r"\b[0-9]+\.[0-9]+s\b", "T", line)
     line = re.sub(r"\b[0-9]+ (lines|signals)\b", r"N \1", line)
     line = re.sub(r"(^  |^- |lineage: |> |\(thread |^  [0-9.T]+ )[0-9]+\b", r"\1P", line)
