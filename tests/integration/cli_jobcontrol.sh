@@ -13,7 +13,7 @@ need_corral
 command -v python3 >/dev/null || skip_test "python3 not installed"
 
 for scenario in suspend_fg ctrl_c fg_after_stop_interrupt bg_tty_input \
-	newline_before_report; do
+	started_in_background newline_before_report; do
 	RUN_LABEL=$scenario
 	rm -f "$T/go"
 	run -- python3 "$LIB_DIR/cli_pty.py" "$scenario" "$CORRAL" "$T"

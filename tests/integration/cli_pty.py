@@ -196,6 +196,32 @@ def bg_tty_input(t, corral, d):
     t.prompt("prompt")
 
 
+def started_in_background(t, corral, d):
+    """`corral run ... &`: the command reading the terminal stops the job;
+    fg hands it the terminal; ^C then reaches it."""
+    t.run("%s run -- sh -c 'echo STAR''TED; read x; echo GOT:$x; "
+          "exec sleep 100' &" % corral, "run &")
+    t.expect(r"STARTED", "started")  # (bash's prompt may come before)
+    for _ in range(100):
+        t.run("jobs", "jobs")
+        m, _ = t.expect(r"\[1\]\+\s+(Stopped|Running)", "jobs")
+        t.prompt("prompt after jobs")
+        if m.group(1) == "Stopped":
+            break
+        time.sleep(0.05)  # polling interval of a bounded retry, not a sync
+    else:
+        raise Failure("the background reader never stopped (SIGTTIN)")
+    t.run("fg", "fg")
+    t.expect(r"exec sleep 100'?\r?\n", "fg")
+    t.send("bg-hello\r")
+    t.expect(r"GOT:bg-hello", "the command read the terminal after fg")
+    t.ctrl("c")
+    t.prompt("prompt after ^C")
+    t.run("echo rc=$?", "status")
+    t.expect(r"rc=130", "^C ended it")
+    t.prompt("prompt")
+
+
 def newline_before_report(t, corral, d):
     """corral's report starts on a line of its own after a partial line."""
     t.run("%s run -t 0.5 -- sh -c 'printf PART''IAL; sleep 100'" % corral, "run")
@@ -208,6 +234,7 @@ SCENARIOS = {
     "ctrl_c": ctrl_c,
     "fg_after_stop_interrupt": fg_after_stop_interrupt,
     "bg_tty_input": bg_tty_input,
+    "started_in_background": started_in_background,
     "newline_before_report": newline_before_report,
 }
 
