@@ -11,8 +11,10 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,14 +355,13 @@ static void print_tree(struct corral *c, const struct corral_result *r,
  * stderr; the probe says what the host lacks (it runs a trial sandbox,
  * which is why it runs only now).
  */
-static void explain_sandbox_failure(const struct corral_config *cfg)
+static void explain_sandbox_failure(struct corral *c)
 {
-	struct corral_probe p;
 	say("the sandbox could not be built; the command was not run");
-	if (corral_probe(cfg->sandbox.bwrap, &p) == 0 && !p.sandbox_ok)
-		say("%s", p.reason);
-	else
-		say("see 'corral probe' and docs/sandbox.md");
+	/* The library ran the probe for the journal's end line. */
+	if (*corral_error(c))
+		say("%s", corral_error(c));
+	say("see 'corral probe' and docs/sandbox.md");
 }
 
 /*
@@ -389,6 +390,24 @@ static char *quote_cmd(const char *s)
 {
 	char *q = corral_quote(s);
 	return q ? q : strdup("?");
+}
+
+/*
+ * Does --sandbox-user SPEC keep host root (corral being root)? For the
+ * warning only: the library decides (and refuses a bad SPEC) itself.
+ */
+static bool sandbox_keeps_root(const char *spec)
+{
+	char user[256];
+	if (!spec || geteuid() != 0 || strlen(spec) >= sizeof(user))
+		return false;
+	snprintf(user, sizeof(user), "%.*s", (int)strcspn(spec, ":"), spec);
+	char *end;
+	unsigned long v = strtoul(user, &end, 10);
+	if (user[0] >= '0' && user[0] <= '9' && !*end)
+		return v == 0;
+	struct passwd *pw = getpwnam(user);
+	return pw && pw->pw_uid == 0;
 }
 
 static int cmd_run(int argc, char **argv, char **self_argv)
@@ -439,6 +458,10 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		return CORRAL_EXIT_INTERNAL;
 	}
 	vb.c = c;
+	if (cfg.sandbox.enabled && sandbox_keeps_root(cfg.sandbox_opts.user))
+		say("warning: --sandbox-user %s: the command runs as host root "
+		    "(root-owned files readable; see docs/sandbox.md)",
+		    cfg.sandbox_opts.user);
 	r = corral_spawn(c);
 	if (r < 0) {
 		say("%s", *corral_error(c) ? corral_error(c) : strerror(-r));
@@ -476,7 +499,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		free(q);
 	}
 	if (res.sandbox_failed)
-		explain_sandbox_failure(&cfg);
+		explain_sandbox_failure(c);
 	if (!quiet)
 		summary(c, &cfg, &res);
 	if ((cfg.journal_path || cfg.journal_fd >= 0) &&

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,18 @@ enum {
 	OPT_JOURNAL_STRICT,
 	OPT_JOURNAL_KEY,
 	OPT_JOURNAL_QUEUE,
+	/* --sandbox shaping (docs/sandbox.md) */
+	OPT_SANDBOX_USER,
+	OPT_DEV_BIND,
+	OPT_TMPFS,
+	OPT_HOSTNAME,
+	OPT_UID,
+	OPT_GID,
+	OPT_BWRAP,
+	OPT_CLEARENV,
+	OPT_SETENV,
+	OPT_UNSETENV,
+	OPT_SANDBOX_GIT,
 };
 
 static const struct cli_opt run_table[] = {
@@ -80,12 +93,28 @@ static const struct cli_opt run_table[] = {
 	{"sandbox", 0, NULL, OPT_SANDBOX, "run COMMAND inside bubblewrap"},
 	{"workspace", 0, "DIR", OPT_WORKSPACE,
 	 "writable directory in the sandbox (default .)"},
-	{"ro-bind", 0, "PATH", OPT_RO_BIND,
-	 "make PATH visible read-only in the sandbox"},
-	{"bind", 0, "PATH", OPT_BIND,
-	 "make PATH visible writable in the sandbox"},
-	{"share-net", 0, NULL, OPT_SHARE_NET,
-	 "keep the network in the sandbox"},
+	{"ro-bind", 0, "SRC[:DST]", OPT_RO_BIND,
+	 "make SRC visible read-only in the sandbox (at DST)"},
+	{"bind", 0, "SRC[:DST]", OPT_BIND,
+	 "make SRC visible writable in the sandbox (at DST)"},
+	{"share-net", 0, NULL, OPT_SHARE_NET, "keep the network in the sandbox"},
+	/* --sandbox shaping (docs/sandbox.md) */
+	{"dev-bind", 0, "SRC[:DST]", OPT_DEV_BIND,
+	 "bind SRC with device access (at DST)"},
+	{"tmpfs", 0, "DIR", OPT_TMPFS, "an empty writable tmpfs at DIR inside"},
+	{"sandbox-user", 0, "USER", OPT_SANDBOX_USER,
+	 "as root: host user the sandbox runs as, USER|UID[:GID] (default: "
+	 "the workspace's owner, else nobody; root: unsafe)"},
+	{"sandbox-git", 0, "MODE", OPT_SANDBOX_GIT,
+	 "the workspace's .git: ro (default), hooks-ro (commits work), rw"},
+	{"hostname", 0, "NAME", OPT_HOSTNAME, "host name inside (default corral)"},
+	{"uid", 0, "N", OPT_UID, "uid inside the sandbox"},
+	{"gid", 0, "N", OPT_GID, "gid inside the sandbox"},
+	{"clearenv", 0, NULL, OPT_CLEARENV,
+	 "sandbox environment: only PATH, TERM, HOME kept"},
+	{"setenv", 0, "NAME=VALUE", OPT_SETENV, "set a variable in the sandbox"},
+	{"unsetenv", 0, "NAME", OPT_UNSETENV, "remove a variable in the sandbox"},
+	{"bwrap", 0, "PATH", OPT_BWRAP, "the bubblewrap to run"},
 	{"pty", 0, NULL, OPT_PTY, "run COMMAND on a new pseudo-terminal"},
 	{"boundary", 0, "B", OPT_BOUNDARY,
 	 "kernel boundary: auto, landlock (refuse to run without Landlock's "
@@ -350,6 +379,87 @@ static int bad_option(char **argv, const struct option *lo, char *err,
 		    arg);
 }
 
+/* --uid/--gid inside the sandbox: 0..4294967294 ((uid_t)-1 is "none"). */
+static int parse_id(const char *s, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || !*s || s[0] < '0' || s[0] > '9' ||
+	    v >= 0xffffffffULL)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The sandbox-only options; 1 if c was not one of them. */
+static int parse_sandbox_opt(int c, const char *arg, struct cli_run *o,
+			     char *err, size_t errlen)
+{
+	struct corral_sandbox_opts *so = &o->cfg.sandbox_opts;
+	switch (c) {
+	case OPT_SANDBOX_USER:
+		so->user = arg;
+		break;
+	case OPT_DEV_BIND:
+		if (push(&o->dev, &o->ndev, arg) < 0)
+			return fail(err, errlen, "out of memory");
+		break;
+	case OPT_TMPFS:
+		if (push(&o->tmpfs, &o->ntmpfs, arg) < 0)
+			return fail(err, errlen, "out of memory");
+		break;
+	case OPT_SETENV:
+		if (push(&o->setenv, &o->nsetenv, arg) < 0)
+			return fail(err, errlen, "out of memory");
+		break;
+	case OPT_UNSETENV:
+		if (push(&o->unsetenv, &o->nunsetenv, arg) < 0)
+			return fail(err, errlen, "out of memory");
+		break;
+	case OPT_HOSTNAME:
+		so->hostname = arg;
+		break;
+	case OPT_UID:
+	case OPT_GID:
+		if (parse_id(arg, c == OPT_UID ? &so->uid : &so->gid) < 0)
+			return fail(err, errlen,
+				    "invalid %s '%s' (a number, 0 to "
+				    "4294967294)",
+				    c == OPT_UID ? "--uid" : "--gid", arg);
+		if (c == OPT_UID)
+			so->set_uid = true;
+		else
+			so->set_gid = true;
+		break;
+	case OPT_BWRAP:
+		if (!*arg)
+			return fail(err, errlen, "invalid --bwrap '' (a path)");
+		o->cfg.sandbox.bwrap = arg;
+		break;
+	case OPT_CLEARENV:
+		so->clearenv = true;
+		break;
+	case OPT_SANDBOX_GIT:
+		if (!strcmp(arg, "ro"))
+			so->git = CORRAL_SANDBOX_GIT_RO;
+		else if (!strcmp(arg, "hooks-ro"))
+			so->git = CORRAL_SANDBOX_GIT_HOOKS_RO;
+		else if (!strcmp(arg, "rw"))
+			so->git = CORRAL_SANDBOX_GIT_RW;
+		else
+			return fail(err, errlen,
+				    "invalid --sandbox-git '%s' (ro, hooks-ro, "
+				    "rw)",
+				    arg);
+		break;
+	default:
+		return 1;
+	}
+	o->sandbox_shaped = true;
+	return 0;
+}
+
 int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		  size_t errlen)
 {
@@ -515,8 +625,14 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			return 0;
 		case ':':
 			return bad_option(argv, lo, err, errlen, true);
-		default:
+		default: {
+			int r = parse_sandbox_opt(c, optarg, o, err, errlen);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				break;
 			return bad_option(argv, lo, err, errlen, false);
+		}
 		}
 	}
 	if (optind >= argc)
@@ -526,8 +642,17 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		return fail(err, errlen,
 			    "--workspace, --bind, --ro-bind and --share-net "
 			    "need --sandbox");
+	if (!cfg->sandbox.enabled && o->sandbox_shaped)
+		return fail(err, errlen,
+			    "--sandbox-user, --dev-bind, --tmpfs, --hostname, "
+			    "--uid, --gid, --bwrap, --clearenv, --setenv, "
+			    "--unsetenv and --sandbox-git need --sandbox");
 	cfg->sandbox.ro_binds = o->ro;
 	cfg->sandbox.binds = o->rw;
+	cfg->sandbox_opts.dev_binds = o->dev;
+	cfg->sandbox_opts.tmpfs = o->tmpfs;
+	cfg->sandbox_opts.setenv = o->setenv;
+	cfg->sandbox_opts.unsetenv = o->unsetenv;
 	cfg->argv = (const char *const *)&argv[optind];
 	return 0;
 }
@@ -537,4 +662,9 @@ void cli_run_free(struct cli_run *o)
 	free(o->ro);
 	free(o->rw);
 	o->ro = o->rw = NULL;
+	free(o->dev);
+	free(o->tmpfs);
+	free(o->setenv);
+	free(o->unsetenv);
+	o->dev = o->tmpfs = o->setenv = o->unsetenv = NULL;
 }

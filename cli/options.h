@@ -16,6 +16,10 @@ struct cli_run {
 	bool tree, quiet, verbose, preserve_status, foreground;
 	const char **ro, **rw; /* --ro-bind, --bind (NULL-terminated) */
 	size_t nro, nrw;
+	/* --dev-bind, --tmpfs, --setenv, --unsetenv (NULL-terminated) */
+	const char **dev, **tmpfs, **setenv, **unsetenv;
+	size_t ndev, ntmpfs, nsetenv, nunsetenv;
+	bool sandbox_shaped; /* a sandbox-only option was given */
 };
 
 /*

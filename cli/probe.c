@@ -56,6 +56,8 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 			"error\":",
 			jbool(p->bwrap_setuid), jbool(p->bwrap_works));
 		json_str(f, p->bwrap_error);
+		fputs(",\"trial_user\":", f);
+		json_str(f, p->trial_user);
 		fprintf(f,
 			",\"userns\":%s,\"userns_error\":", jbool(p->userns));
 		json_str(f, p->userns_error);
@@ -90,7 +92,8 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 		else
 			fprintf(f, "bubblewrap:       not found\n");
 		if (p->bwrap_works)
-			fprintf(f, "trial sandbox:    ok\n");
+			fprintf(f, "trial sandbox:    ok (as %s)\n",
+				p->trial_user);
 		else
 			fprintf(f, "trial sandbox:    failed: %s\n",
 				p->bwrap_error[0] ? p->bwrap_error

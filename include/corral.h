@@ -280,6 +280,35 @@ struct corral_sandbox_config {
 	const char *bwrap;	       /* path of bwrap, default: PATH lookup */
 };
 
+/* What the sandbox does to the workspace's .git (docs/sandbox.md). */
+enum corral_sandbox_git {
+	CORRAL_SANDBOX_GIT_RO,	     /* default: all of .git read-only */
+	CORRAL_SANDBOX_GIT_HOOKS_RO, /* writable, but config, hooks, modules
+					and worktrees read-only: commits work */
+	CORRAL_SANDBOX_GIT_RW,	     /* like any file of the workspace */
+};
+
+/*
+ * More of the sandbox's shape (appended to corral_config after `sandbox`
+ * so that existing fields keep their offsets). All zero: the defaults.
+ * Binds (here and in corral_sandbox_config) are "SRC" or "SRC:DST".
+ */
+struct corral_sandbox_opts {
+	/* Host identity bwrap runs as when corral is root: "USER", "UID" or
+	   "UID:GID" (a name or number for each). NULL: the workspace's
+	   owner if not root, else nobody. "root" keeps host root (unsafe). */
+	const char *user;
+	const char *const *dev_binds;	/* --dev-bind SRC[:DST] */
+	const char *const *tmpfs;	/* --tmpfs DIR (absolute) */
+	const char *hostname;		/* NULL: "corral" */
+	bool set_uid, set_gid;		/* uid/gid inside the sandbox */
+	uint32_t uid, gid;
+	bool clearenv;			/* start from an (almost) empty env */
+	const char *const *setenv;	/* "NAME=VALUE", applied in order */
+	const char *const *unsetenv;	/* "NAME" */
+	enum corral_sandbox_git git;
+};
+
 /*
  * Allocated by the caller: initialise it with corral_config_init() (which
  * sets size), then set what you need. New fields are appended at the end
@@ -327,6 +356,9 @@ struct corral_config {
 	 * (abi.c refuses only non-zero bytes past sizeof).
 	 */
 	int64_t boundary;
+
+	/* New sandbox settings (named sandbox_*, default all zero). */
+	struct corral_sandbox_opts sandbox_opts; /* --sandbox shape, above */
 
 	/* New fields here, above the test block, with their default. */
 	/*
@@ -519,7 +551,11 @@ static inline int corral_result(const struct corral *c,
 
 pid_t corral_root_pid(const struct corral *c);
 
-/* A message for the user about the last failure of corral_spawn(). */
+/*
+ * A message for the user about the last failure of corral_spawn(), or,
+ * after a --sandbox run that could not be built, why (also in the
+ * journal's end line as sandbox_error).
+ */
 const char *corral_error(const struct corral *c);
 
 /*
@@ -642,6 +678,9 @@ struct corral_probe {
 	const char *boundary;	      /* what a run gets: "landlock",
 					 "landlock-ptrace" or "seccomp" */
 	const char *boundary_sandbox; /* the same with --sandbox */
+	char trial_user[64];	/* host user the trial ran as (nobody for
+				   root: a root corral's sandbox does not
+				   run as root, docs/sandbox.md) */
 };
 
 /*

@@ -40,8 +40,12 @@ int sandbox_find_bwrap(const char *override, char *out, size_t outlen)
 {
 	const char *name = override && override[0] ? override : "bwrap";
 	if (strchr(name, '/')) {
-		if (access(name, X_OK) < 0)
+		struct stat st;
+		if (stat(name, &st) < 0 || access(name, X_OK) < 0)
 			return -errno;
+		/* access(X_OK) is true for a directory too */
+		if (!S_ISREG(st.st_mode))
+			return -EACCES;
 		if ((size_t)snprintf(out, outlen, "%s", name) >= outlen)
 			return -ENAMETOOLONG;
 		return 0;
@@ -211,7 +215,8 @@ static bool try_ptrace(void)
  * the trial is left, and no orphan ever reaches the process hosting us.
  * Async-signal-safe calls only (we may have been forked from threads).
  */
-static void capture_helper(char *const argv[], bool trace, int mfd, int rep)
+static void capture_helper(char *const argv[], bool trace,
+			   const struct sandbox_ident *id, int mfd, int rep)
 {
 	int r[2] = {0, 0}; /* -errno of the seize, wait status */
 	int sync[2] = {-1, -1};
@@ -235,6 +240,10 @@ static void capture_helper(char *const argv[], bool trace, int mfd, int rep)
 				_exit(127); /* not seized: do not run untraced
 					     */
 		}
+		/* As the engine does: a root corral runs bwrap as an
+		 * unprivileged host user. */
+		if (sandbox_child_drop(id) < 0)
+			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -277,7 +286,8 @@ static void capture_helper(char *const argv[], bool trace, int mfd, int rep)
  * With trace, the process is PTRACE_SEIZEd before it execs, the way the
  * engine seizes bwrap; only that process is traced, not its children.
  */
-static int run_capture(char *const argv[], bool trace, int *status, char *out,
+static int run_capture(char *const argv[], bool trace,
+		       const struct sandbox_ident *id, int *status, char *out,
 		       size_t outlen)
 {
 	int rep[2];
@@ -293,7 +303,7 @@ static int run_capture(char *const argv[], bool trace, int *status, char *out,
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(rep[0]);
-		capture_helper(argv, trace, mfd, rep[1]);
+		capture_helper(argv, trace, id, mfd, rep[1]);
 	}
 	int err = pid < 0 ? -errno : 0;
 	close(rep[1]);
@@ -328,7 +338,7 @@ static void get_bwrap_version(struct sandbox_probe *p)
 	char out[256];
 	char *argv[] = {p->bwrap_path, (char *)"--version", NULL};
 	int st;
-	if (run_capture(argv, false, &st, out, sizeof(out)) < 0 ||
+	if (run_capture(argv, false, NULL, &st, out, sizeof(out)) < 0 ||
 	    !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return;
 	first_line(out);
@@ -351,20 +361,28 @@ static void trial_run(struct sandbox_probe *p)
 	char out[512];
 	int st = 0;
 
+	/* The identity a run with this workspace gets: nobody for root. */
+	struct sandbox_ident id;
+	char ierr[512];
+	if (sandbox_ident_resolve(&sc, NULL, &id, ierr, sizeof(ierr)) < 0) {
+		copy(p->bwrap_error, sizeof(p->bwrap_error), ierr);
+		return;
+	}
+	copy(p->trial_user, sizeof(p->trial_user), id.name);
 	int pfd = sandbox_policy_fd(&sc);
 	if (pfd < 0) {
 		snprintf(p->bwrap_error, sizeof(p->bwrap_error),
 			 "cannot build the seccomp policy: %s", strerror(-pfd));
 		return;
 	}
-	char **argv = sandbox_argv(&sc, p->bwrap_path, pfd, cmd);
+	char **argv = sandbox_argv(&sc, NULL, p->bwrap_path, pfd, cmd);
 	if (!argv) {
 		snprintf(p->bwrap_error, sizeof(p->bwrap_error),
 			 "cannot build bwrap's arguments: %s", strerror(errno));
 		close(pfd);
 		return;
 	}
-	int err = run_capture(argv, true, &st, out, sizeof(out));
+	int err = run_capture(argv, true, &id, &st, out, sizeof(out));
 	sandbox_argv_free(argv);
 	close(pfd);
 	first_line(out);

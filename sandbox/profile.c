@@ -7,6 +7,7 @@
  * docs/sandbox.md explains each choice; keep it in sync.
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+
+/* The sandbox's host name unless --hostname: says nothing of the host. */
+#define SANDBOX_HOSTNAME "corral"
 
 /* Is path equal to dir or below it? Both canonical and absolute. */
 static bool path_under(const char *path, const char *dir)
@@ -31,33 +35,8 @@ static const char *workspace_of(const struct corral_sandbox_config *sc)
 	return sc->workspace && sc->workspace[0] ? sc->workspace : ".";
 }
 
-static int check_bind(const char *kind, const char *path, char *err,
-		      size_t errlen)
-{
-	struct stat st;
-	char real[PATH_MAX];
-	if (!path || !path[0]) {
-		snprintf(err, errlen, "sandbox: %s: empty path", kind);
-		return -EINVAL;
-	}
-	if (stat(path, &st) < 0 || !realpath(path, real)) {
-		int e = errno;
-		snprintf(err, errlen, "sandbox: %s %s: %s", kind, path,
-			 strerror(e));
-		return -e;
-	}
-	/* A bind of / would cover the sandbox's own /dev, /proc and /tmp. */
-	if (strcmp(real, "/") == 0) {
-		snprintf(err, errlen,
-			 "sandbox: %s /: refusing to expose the whole root; "
-			 "name the directories you need",
-			 kind);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int sandbox_validate(const struct corral_sandbox_config *sc, char *err,
+int sandbox_validate(const struct corral_sandbox_config *sc,
+		     const struct corral_sandbox_opts *so, char *err,
 		     size_t errlen)
 {
 	char dummy[1];
@@ -93,17 +72,7 @@ int sandbox_validate(const struct corral_sandbox_config *sc, char *err,
 			ws);
 		return -EINVAL;
 	}
-	for (const char *const *b = sc->ro_binds; b && *b; b++) {
-		int e = check_bind("--ro-bind", *b, err, errlen);
-		if (e)
-			return e;
-	}
-	for (const char *const *b = sc->binds; b && *b; b++) {
-		int e = check_bind("--bind", *b, err, errlen);
-		if (e)
-			return e;
-	}
-	return 0;
+	return sandbox_validate_opts(sc, so, real, err, errlen);
 }
 
 /* A growing argv; the first failure sticks in err. */
@@ -142,19 +111,6 @@ static void push3(struct vec *a, const char *opt, const char *x, const char *y)
 	push(a, x);
 	if (y)
 		push(a, y);
-}
-
-/* Same canonical path outside and inside. */
-static void push_bind(struct vec *a, const char *opt, const char *path)
-{
-	char real[PATH_MAX];
-	if (a->err)
-		return;
-	if (!realpath(path, real)) {
-		a->err = errno;
-		return;
-	}
-	push3(a, opt, real, real);
 }
 
 /*
@@ -228,9 +184,12 @@ static void push_tmpdir(struct vec *a, const struct corral_sandbox_config *sc,
 	if (realpath(t, real)) {
 		if (path_under(real, "/tmp") || path_under(real, ws))
 			return;
+		/* A writable bind at the same path inside. */
 		for (const char *const *b = sc->binds; b && *b; b++) {
-			char rb[PATH_MAX];
-			if (realpath(*b, rb) && path_under(real, rb))
+			char src[PATH_MAX], dst[PATH_MAX], err[8];
+			if (sandbox_mount_resolve("--bind", *b, src, dst, err,
+						  sizeof(err)) == 0 &&
+			    strcmp(src, dst) == 0 && path_under(real, dst))
 				return;
 		}
 	}
@@ -266,11 +225,261 @@ static const char *const unset_vars[] = {
 	"SESSION_MANAGER",
 };
 
+/* One mount of the workspace part of the profile (see push_mounts). */
+struct mnt {
+	const char *opt; /* --bind, --ro-bind, --dev-bind, --tmpfs */
+	char src[PATH_MAX];
+	char dst[PATH_MAX];
+	int depth;
+};
+
+struct mnts {
+	struct mnt *v;
+	size_t n, cap;
+	int err;
+};
+
+static struct mnt *mnt_add(struct mnts *m, const char *opt, const char *src,
+			   const char *dst)
+{
+	if (m->err)
+		return NULL;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct mnt *v = realloc(m->v, cap * sizeof(*v));
+		if (!v) {
+			m->err = ENOMEM;
+			return NULL;
+		}
+		m->v = v;
+		m->cap = cap;
+	}
+	struct mnt *x = &m->v[m->n++];
+	x->opt = opt;
+	snprintf(x->src, sizeof(x->src), "%s", src ? src : "");
+	snprintf(x->dst, sizeof(x->dst), "%s", dst);
+	x->depth = 0;
+	for (const char *p = dst; *p; p++)
+		x->depth += *p == '/';
+	return x;
+}
+
+/*
+ * Files and directories of the workspace that a host tool runs later
+ * without asking: protected read-only when they exist (docs/sandbox.md,
+ * "What the host executes later"). direnv's .envrc, editors' workspace
+ * settings and tasks, hook directories git runs through core.hooksPath
+ * (husky, .githooks), pre-commit's configuration.
+ */
+static const char *const host_exec[] = {
+	".envrc",    ".vscode", ".idea",
+	".githooks", ".husky",	".pre-commit-config.yaml",
+};
+
+/* With --sandbox-git=hooks-ro: what in .git makes git run code. */
+static const char *const git_exec[] = {
+	"config", /* core.fsmonitor, core.hooksPath, aliases, filters... */
+	"config.worktree", "hooks", /* post-checkout, pre-commit... */
+	"modules",		    /* submodules' own config and hooks */
+	"worktrees",
+};
+
+/* Protect ws/rel when it exists and is not a symlink (a mount cannot be
+ * put on a link; docs list this as a residual risk). */
+static void protect(struct mnts *m, const char *ws, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", ws, rel) >= sizeof(p))
+		return;
+	if (lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
+		return;
+	mnt_add(m, "--ro-bind", p, p);
+}
+
+static void protect_host_exec(struct mnts *m, const char *ws,
+			      enum corral_sandbox_git git)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	if ((size_t)snprintf(p, sizeof(p), "%s/.git", ws) < sizeof(p) &&
+	    lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		/* A .git file ("gitdir: ...") says where the repository
+		 * is: rewritten, it could send the host's git to one the
+		 * command made. Protected unless git is rw. */
+		if (git == CORRAL_SANDBOX_GIT_RO ||
+		    (git == CORRAL_SANDBOX_GIT_HOOKS_RO &&
+		     !S_ISDIR(st.st_mode)))
+			protect(m, ws, ".git");
+		else if (git == CORRAL_SANDBOX_GIT_HOOKS_RO)
+			for (size_t i = 0;
+			     i < sizeof(git_exec) / sizeof(git_exec[0]); i++) {
+				char rel[64];
+				snprintf(rel, sizeof(rel), ".git/%s",
+					 git_exec[i]);
+				protect(m, ws, rel);
+			}
+	}
+	for (size_t i = 0; i < sizeof(host_exec) / sizeof(host_exec[0]); i++)
+		protect(m, ws, host_exec[i]);
+}
+
+static void add_user_binds(struct mnts *m, const char *opt,
+			   const char *const *b)
+{
+	char src[PATH_MAX], dst[PATH_MAX], err[8];
+	for (; b && *b && !m->err; b++) {
+		int e = sandbox_mount_resolve(opt, *b, src, dst, err,
+					      sizeof(err));
+		if (e) {
+			m->err = -e;
+			return;
+		}
+		mnt_add(m, opt, src, dst);
+	}
+}
+
+/*
+ * The workspace, its protections and the user's mounts, shallowest
+ * destination first (stable: on a tie, the order above). A mount inside
+ * another is then always on top of it, whatever the order of the options:
+ * `--bind /a --ro-bind /a/b` and `--ro-bind /a/b --bind /a` both leave
+ * /a/b read-only; a --bind of a protected path (`--bind .vscode`) comes
+ * after the protection and opens it again.
+ */
+static void push_mounts(struct vec *a, const struct corral_sandbox_config *sc,
+			const struct corral_sandbox_opts *so, const char *ws)
+{
+	struct mnts m = {0};
+	mnt_add(&m, "--bind", ws, ws);
+	protect_host_exec(&m, ws, so ? so->git : CORRAL_SANDBOX_GIT_RO);
+	add_user_binds(&m, "--ro-bind", sc->ro_binds);
+	add_user_binds(&m, "--bind", sc->binds);
+	if (so) {
+		add_user_binds(&m, "--dev-bind", so->dev_binds);
+		for (const char *const *t = so->tmpfs; t && *t; t++) {
+			char d[PATH_MAX];
+			if (sandbox_path_normalize(*t, d, sizeof(d)) < 0) {
+				m.err = EINVAL;
+				break;
+			}
+			mnt_add(&m, "--tmpfs", NULL, d);
+		}
+	}
+	if (m.err) {
+		a->err = m.err;
+		free(m.v);
+		return;
+	}
+	for (size_t i = 1; i < m.n; i++) /* insertion sort: stable */
+		for (size_t k = i; k > 0 && m.v[k - 1].depth > m.v[k].depth;
+		     k--) {
+			struct mnt t = m.v[k];
+			m.v[k] = m.v[k - 1];
+			m.v[k - 1] = t;
+		}
+	for (size_t i = 0; i < m.n; i++) {
+		if (strcmp(m.v[i].opt, "--tmpfs") == 0)
+			push3(a, "--tmpfs", m.v[i].dst, NULL);
+		else
+			push3(a, m.v[i].opt, m.v[i].src, m.v[i].dst);
+	}
+	free(m.v);
+}
+
+/*
+ * Only when a root corral was told to keep host root in the sandbox
+ * (--sandbox-user root): root inside is root outside for file access, so
+ * the best-known root-only secrets under /etc are covered. A list, hence
+ * incomplete: the real answer is the default, an unprivileged sandbox user.
+ */
+static void push_root_masks(struct vec *a)
+{
+	static const char *const files[] = {
+		"/etc/shadow",
+		"/etc/shadow-",
+		"/etc/gshadow",
+		"/etc/gshadow-",
+		"/etc/sudoers",
+		"/etc/krb5.keytab",
+		"/etc/ssh/ssh_host_*_key",
+	};
+	static const char *const dirs[] = {
+		"/etc/ssl/private",
+		"/etc/sudoers.d",
+		"/etc/NetworkManager/system-connections",
+		"/etc/wireguard",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		glob_t g;
+		if (glob(files[i], GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			push3(a, "--ro-bind", "/dev/null", g.gl_pathv[k]);
+		globfree(&g);
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode))
+			push3(a, "--tmpfs", dirs[i], NULL);
+	}
+}
+
+/* Kept by --clearenv: needed to find the command and to write a file. */
+static const char *const clearenv_keep[] = {"PATH", "TERM", "HOME"};
+
+static void push_env(struct vec *a, const struct corral_sandbox_config *sc,
+		     const struct corral_sandbox_opts *so, const char *ws)
+{
+	if (so && so->clearenv) {
+		/* bwrap applies --clearenv/--setenv in order, in its own
+		 * environment, before it execs the command. */
+		push(a, "--clearenv");
+		for (size_t i = 0;
+		     i < sizeof(clearenv_keep) / sizeof(clearenv_keep[0]);
+		     i++) {
+			const char *v = getenv(clearenv_keep[i]);
+			if (v)
+				push3(a, "--setenv", clearenv_keep[i], v);
+		}
+		push3(a, "--setenv", "TMPDIR", "/tmp");
+	} else {
+		/* Environment: kept (PATH, LANG, CI variables...), minus a
+		 * few. */
+		for (size_t i = 0;
+		     i < sizeof(unset_vars) / sizeof(unset_vars[0]); i++)
+			push3(a, "--unsetenv", unset_vars[i], NULL);
+		push_tmpdir(a, sc, ws);
+	}
+	push3(a, "--setenv", "PWD", ws);
+	push3(a, "--setenv", "CORRAL_SANDBOX", "1");
+	/* The user's last: they win over everything above. */
+	for (const char *const *e = so ? so->setenv : NULL; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq) {
+			a->err = EINVAL;
+			return;
+		}
+		char name[256];
+		size_t n = (size_t)(eq - *e);
+		if (n == 0 || n >= sizeof(name)) {
+			a->err = EINVAL;
+			return;
+		}
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		push3(a, "--setenv", name, eq + 1);
+	}
+	for (const char *const *e = so ? so->unsetenv : NULL; e && *e; e++)
+		push3(a, "--unsetenv", *e, NULL);
+}
+
 char **sandbox_argv(const struct corral_sandbox_config *sc,
+		    const struct corral_sandbox_opts *so,
 		    const char *bwrap_path, int policy_fd,
 		    const char *const *cmd)
 {
-	char bw[4096], ws[PATH_MAX], fdbuf[16];
+	char bw[4096], ws[PATH_MAX], fdbuf[16], num[16];
 	struct vec a = {0};
 
 	if (!sc || !cmd || !cmd[0]) {
@@ -306,11 +515,24 @@ char **sandbox_argv(const struct corral_sandbox_config *sc,
 	/* Root outside keeps no capabilities inside (bwrap keeps them for a
 	 * privileged caller by default). A no-op for everyone else. */
 	push3(&a, "--cap-drop", "ALL", NULL);
+	/* The UTS namespace is new; without a name it keeps the host's. */
+	push3(&a, "--hostname",
+	      so && so->hostname ? so->hostname : SANDBOX_HOSTNAME, NULL);
+	if (so && so->set_uid) {
+		snprintf(num, sizeof(num), "%u", (unsigned)so->uid);
+		push3(&a, "--uid", num, NULL);
+	}
+	if (so && so->set_gid) {
+		snprintf(num, sizeof(num), "%u", (unsigned)so->gid);
+		push3(&a, "--gid", num, NULL);
+	}
 
 	/* A read-only view of the system: programs, libraries, config. */
 	push3(&a, "--ro-bind", "/usr", "/usr");
 	push_root_dirs(&a);
 	push3(&a, "--ro-bind", "/etc", "/etc");
+	if (geteuid() == 0 && so && sandbox_ident_keeps_root(so->user))
+		push_root_masks(&a);
 	push3(&a, "--dev", "/dev", NULL);
 	push3(&a, "--proc", "/proc", NULL);
 	push3(&a, "--tmpfs", "/tmp", NULL);
@@ -318,27 +540,16 @@ char **sandbox_argv(const struct corral_sandbox_config *sc,
 	if (sc->share_net)
 		push_resolv(&a);
 
-	/* Later mounts cover earlier ones: the workspace after /tmp and
-	 * HOME (it often lives below them), --ro-bind after the workspace
-	 * (to protect a part of it), --bind last (to open a part of a
-	 * read-only bind). */
-	push3(&a, "--bind", ws, ws);
-	for (const char *const *b = sc->ro_binds; b && *b; b++)
-		push_bind(&a, "--ro-bind", *b);
-	for (const char *const *b = sc->binds; b && *b; b++)
-		push_bind(&a, "--bind", *b);
+	/* The workspace after /tmp and HOME (it often lives below them),
+	 * then what protects parts of it and the user's mounts. */
+	push_mounts(&a, sc, so, ws);
 	/* bwrap's root is a tmpfs; writes there (say /out.log) would
 	 * silently vanish with the sandbox. Read-only makes them fail. Last:
 	 * the mounts above create their mount points in it. */
 	push3(&a, "--remount-ro", "/", NULL);
 	push3(&a, "--chdir", ws, NULL);
 
-	/* Environment: kept (PATH, LANG, CI variables...), minus a few. */
-	for (size_t i = 0; i < sizeof(unset_vars) / sizeof(unset_vars[0]); i++)
-		push3(&a, "--unsetenv", unset_vars[i], NULL);
-	push_tmpdir(&a, sc, ws);
-	push3(&a, "--setenv", "PWD", ws);
-	push3(&a, "--setenv", "CORRAL_SANDBOX", "1");
+	push_env(&a, sc, so, ws);
 
 	/* bwrap loads it after its own setup, right before exec. */
 	if (policy_fd >= 0) {

@@ -45,5 +45,6 @@ int corral_probe_host(const char *bwrap_path, struct corral_probe *p)
 	COPY(landlock_abi);
 	COPY(boundary);
 	COPY(boundary_sandbox);
+	COPY(trial_user);
 	return abi_out(p, &out, sizeof(out));
 }

@@ -115,6 +115,7 @@ struct corral {
 	int jc_stop;	   /* groups.c: terminal stop of the command's group
 			      to pass on to our own job (0: none) */
 	struct landlock_plan boundary; /* the tree's Landlock domain (spawn.c) */
+	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
 };
 
 double corral_now(const struct corral *c);
@@ -153,6 +154,15 @@ void pty_finish(struct corral *c);
 
 /* sandbox_run.c: --sandbox, what to spawn instead of the command. */
 int sandbox_prepare(struct corral *c, char *err, size_t errlen);
+/* In the first process before exec: become the sandbox's host user. */
+int sandbox_spawn_child(struct corral *c);
+/* bwrap gave up before the command ran: find out why (runs the probe). */
+void sandbox_explain(struct corral *c);
+const char *sandbox_error(const struct corral *c); /* NULL if none */
+struct sbuf;
+void sandbox_journal_start(const struct corral *c, struct sbuf *b);
+void sandbox_journal_end(const struct corral *c, struct sbuf *b);
+void sandbox_run_free(struct corral *c);
 
 /* spawn.c: after the first process ended without exec, why. */
 void spawn_read_error(struct corral *c);

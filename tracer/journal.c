@@ -187,6 +187,7 @@ static void put_start(struct corral *c, struct sbuf *b,
 	/* The kernel boundary the tree runs in (docs/threat-model.md). */
 	put_str(b, "boundary", landlock_boundary_name(&c->boundary));
 	put_num(b, "landlock_abi", c->boundary.abi);
+	sandbox_journal_start(c, b); /* sandbox: user, bwrap argv */
 	put_str(b, "chain", "hmac-sha256");
 	put_str(b, "key", c->journal->chain.run_key ? "run" : "file");
 }
@@ -198,6 +199,7 @@ static void put_end(struct corral *c, struct sbuf *b)
 	put_str(b, "reason", corral_reason_name(r->reason));
 	if (r->sandbox_failed) {
 		sb_puts(b, ",\"sandbox_failed\":true");
+		sandbox_journal_end(c, b); /* sandbox_error: why */
 	} else if (r->exec_failed) {
 		put_str(b, "exec_error", strerror(r->exec_errno));
 	} else if (WIFSIGNALED(r->status)) {

@@ -6,46 +6,80 @@
  * inside the supervised tree from its first instruction, and ending the
  * tree at any instant, during the setup too, leaves nothing behind.
  *
- * The checks here are the cheap ones (bwrap found, configuration valid);
+ * The checks here are the cheap ones (bwrap found, configuration valid,
+ * the host user the sandbox runs as can reach the workspace and binds);
  * the full host probe (sandbox/probe.c) runs a trial sandbox and costs as
  * much as a run, so it runs only to explain a failure: if bwrap exits
- * before the command has exec'd, corral exits 125 with the probe's reason
- * (cli). The command never runs unsandboxed: corral has no other path.
+ * before the command has exec'd, corral exits 125 with the probe's reason,
+ * also written in the journal's end line. The command never runs
+ * unsandboxed: corral has no other path.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
+#include "json.h"
 #include "sandbox.h"
+
+struct sandbox_run {
+	struct sandbox_ident id;
+	char error[768]; /* why the sandbox was refused or failed */
+};
+
+/* The reason, for the journal's end line and corral_error(). */
+static int refused(struct corral *c, const char *msg, int r)
+{
+	snprintf(c->sb->error, sizeof(c->sb->error), "%s", msg);
+	return r;
+}
 
 int sandbox_prepare(struct corral *c, char *err, size_t errlen)
 {
 	const struct corral_sandbox_config *sc = &c->cfg.sandbox;
+	const struct corral_sandbox_opts *so = &c->cfg.sandbox_opts;
+	/* err may be the caller's 8-byte dummy: compose in our own. */
+	char msg[768];
 	char bwrap[4096];
+	c->sb = calloc(1, sizeof(*c->sb));
+	if (!c->sb)
+		return -ENOMEM;
 	int r = sandbox_find_bwrap(sc->bwrap, bwrap, sizeof(bwrap));
 	if (r < 0) {
-		snprintf(err, errlen,
-			 "--sandbox: bubblewrap (bwrap) not found%s%s: "
-			 "install the Debian package bubblewrap",
-			 sc->bwrap ? " at " : "", sc->bwrap ? sc->bwrap : "");
-		return -EOPNOTSUPP;
+		snprintf(msg, sizeof(msg),
+			 "--sandbox: bubblewrap (bwrap) not found%s%s%s%s: "
+			 "install the Debian package bubblewrap%s",
+			 sc->bwrap ? " at " : "", sc->bwrap ? sc->bwrap : "",
+			 sc->bwrap ? ": " : "", sc->bwrap ? strerror(-r) : "",
+			 sc->bwrap ? " or give the path of an executable bwrap"
+				   : "");
+		snprintf(err, errlen, "%s", msg);
+		return refused(c, msg, -EOPNOTSUPP);
 	}
-	r = sandbox_validate(sc, err, errlen);
-	if (r < 0)
-		return -EINVAL;
+	r = sandbox_validate(sc, so, msg, sizeof(msg));
+	if (r == 0)
+		r = sandbox_ident_resolve(sc, so, &c->sb->id, msg, sizeof(msg));
+	if (r < 0) {
+		snprintf(err, errlen, "%s", msg);
+		return refused(c, msg, -EINVAL);
+	}
 	c->policy_fd = sandbox_policy_fd(sc);
 	if (c->policy_fd < 0) {
-		snprintf(err, errlen, "--sandbox: seccomp policy: %s",
+		snprintf(msg, sizeof(msg), "--sandbox: seccomp policy: %s",
 			 strerror(-c->policy_fd));
+		snprintf(err, errlen, "%s", msg);
 		c->policy_fd = -1;
-		return -EOPNOTSUPP;
+		return refused(c, msg, -EOPNOTSUPP);
 	}
-	char **argv = sandbox_argv(sc, bwrap, c->policy_fd, c->cfg.argv);
+	char **argv = sandbox_argv(sc, so, bwrap, c->policy_fd, c->cfg.argv);
 	if (!argv) {
-		snprintf(err, errlen, "--sandbox: %s", strerror(errno));
-		return -EINVAL;
+		snprintf(msg, sizeof(msg), "--sandbox: %s", strerror(errno));
+		snprintf(err, errlen, "%s", msg);
+		return refused(c, msg, -EINVAL);
 	}
 	free(c->exe);
 	c->exe = strdup(bwrap);
@@ -56,4 +90,87 @@ int sandbox_prepare(struct corral *c, char *err, size_t errlen)
 	c->spawn_argv = argv;
 	c->sandboxed = true;
 	return 0;
+}
+
+int sandbox_spawn_child(struct corral *c)
+{
+	return c->sb ? sandbox_child_drop(&c->sb->id) : 0;
+}
+
+void sandbox_explain(struct corral *c)
+{
+	if (!c->sb || c->sb->error[0])
+		return;
+	/*
+	 * bwrap's own message went to stderr (it shares the command's); the
+	 * probe runs a trial sandbox with the default profile to say what
+	 * the host lacks. Every tracee is gone by now, so corral may be
+	 * dumpable again: the probe must seize a child of its own, which a
+	 * non-dumpable parent's child (dumpable is inherited) would refuse.
+	 */
+	struct sandbox_probe *p = calloc(1, sizeof(*p));
+	int st = c->res.status;
+	char how[64];
+	if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "was killed by signal %d",
+			 WTERMSIG(st));
+	else
+		snprintf(how, sizeof(how), "exited with status %d",
+			 WEXITSTATUS(st));
+	prctl(PR_SET_DUMPABLE, 1);
+	bool host_bad = p && sandbox_probe(c->cfg.sandbox.bwrap, p) == 0 &&
+			!p->sandbox_ok;
+	prctl(PR_SET_DUMPABLE, 0);
+	if (host_bad)
+		snprintf(c->sb->error, sizeof(c->sb->error),
+			 "bubblewrap %s before the command ran: %s", how,
+			 p->reason);
+	else
+		snprintf(c->sb->error, sizeof(c->sb->error),
+			 "bubblewrap %s before the command ran; the host "
+			 "passes 'corral probe', so look at bubblewrap's "
+			 "message on stderr and at the options given (binds, "
+			 "--sandbox-user)",
+			 how);
+	free(p);
+}
+
+const char *sandbox_error(const struct corral *c)
+{
+	return c->sb && c->sb->error[0] ? c->sb->error : NULL;
+}
+
+void sandbox_journal_start(const struct corral *c, struct sbuf *b)
+{
+	if (!c->sandboxed || !c->sb)
+		return;
+	const struct sandbox_ident *id = &c->sb->id;
+	sb_json_key(b, "sandbox");
+	sb_puts(b, "{");
+	sb_json_key(b, "user");
+	sb_json_str(b, id->name, strlen(id->name));
+	sb_printf(b, ",\"uid\":%u,\"gid\":%u", (unsigned)id->uid,
+		  (unsigned)id->gid);
+	sb_json_key(b, "user_from");
+	sb_json_str(b, id->why, strlen(id->why));
+	if (id->kept_root)
+		sb_puts(b, ",\"host_root\":true");
+	sb_json_key(b, "argv");
+	sb_json_strv(b, (const char *const *)c->spawn_argv);
+	sb_puts(b, "}");
+}
+
+void sandbox_journal_end(const struct corral *c, struct sbuf *b)
+{
+	const char *e = sandbox_error(c);
+	if (!e)
+		return;
+	sb_json_key(b, "sandbox_error");
+	sb_json_str(b, e, strlen(e));
+}
+
+void sandbox_run_free(struct corral *c)
+{
+	free(c->sb);
+	c->sb = NULL;
 }

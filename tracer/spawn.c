@@ -72,6 +72,13 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 	close(go);
 	/* Seized: EXITKILL takes over from the death signal. */
 	prctl(PR_SET_PDEATHSIG, 0);
+	/* --sandbox as root: bwrap runs as an unprivileged host user. Before
+	 * the filter, whose prctl rules would report the drop as events. */
+	if (c->sandboxed) {
+		int r = sandbox_spawn_child(c);
+		if (r < 0)
+			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
+	}
 	if (c->filter.len) {
 		int r = filter_install(&c->filter);
 		if (r < 0)

@@ -480,6 +480,8 @@ static void finish(struct corral *c)
 	if (c->sandboxed && !c->command_execed && !c->res.exec_failed &&
 	    c->res.reason == CORRAL_REASON_NONE)
 		c->res.sandbox_failed = true;
+	if (c->res.sandbox_failed)
+		sandbox_explain(c); /* the reason, for the end line */
 	groups_restore(c);
 	pty_finish(c);
 	c->res.exit_code = compute_exit(c);
@@ -583,6 +585,8 @@ pid_t corral_root_pid(const struct corral *c)
 
 const char *corral_error(const struct corral *c)
 {
+	if (!c->errmsg[0] && sandbox_error(c))
+		return sandbox_error(c);
 	return c->errmsg;
 }
 
@@ -648,6 +652,7 @@ int corral_free(struct corral *c)
 		close(c->policy_fd);
 	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
 		sandbox_argv_free(c->spawn_argv);
+	sandbox_run_free(c);
 	if (c->mask_set)
 		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 	table_destroy(&c->tab);

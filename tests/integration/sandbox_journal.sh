@@ -20,6 +20,9 @@ if ! "$CORRAL" probe >"$T/probe" 2>&1; then
 fi
 WS=$T/ws
 mkdir -p "$WS"
+# As root the sandbox runs as the workspace's owner (docs/sandbox.md, "Root
+# callers"): give it to nobody, so the run takes the unprivileged spawn path.
+[ "$(id -u)" = 0 ] && chown nobody "$WS"
 
 # --- setup / nspid marks ---------------------------------------------------
 RUN_LABEL="marks"

@@ -38,6 +38,9 @@ fi
 
 WS=$T/ws
 mkdir -p "$WS"
+# As root the sandbox runs as the workspace's owner (docs/sandbox.md, "Root
+# callers"): give it to nobody, so the run takes the unprivileged spawn path.
+[ "$(id -u)" = 0 ] && chown nobody "$WS"
 mkfifo "$T/nap" "$T/status"
 exec {NAP}<>"$T/nap" {STF}<>"$T/status"
 

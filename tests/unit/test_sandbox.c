@@ -122,7 +122,7 @@ static void test_argv_default_profile(void **state)
 	struct fixture *f = *state;
 	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws };
 	const char *cmd[] = { "/bin/echo", "--", "hello world", NULL };
-	char **v = sandbox_argv(&sc, "/opt/bw/bwrap", 7, cmd);
+	char **v = sandbox_argv(&sc, NULL, "/opt/bw/bwrap", 7, cmd);
 	assert_non_null(v);
 
 	assert_string_equal(v[0], "/opt/bw/bwrap");
@@ -177,7 +177,7 @@ static void test_argv_share_net_and_no_policy(void **state)
 	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws,
 					    .share_net = true };
 	const char *cmd[] = { "true", NULL };
-	char **v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	char **v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_non_null(v);
 	assert_int_equal(find_opt(v, "--unshare-net", NULL, NULL), -1);
 	assert_true(find_opt(v, "--unshare-pid", NULL, NULL) > 0);
@@ -198,29 +198,45 @@ static void test_argv_binds(void **state)
 	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws,
 					    .ro_binds = ro, .binds = rw };
 	const char *cmd[] = { "true", NULL };
-	char **v = sandbox_argv(&sc, "/usr/bin/bwrap", 3, cmd);
+	char **v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", 3, cmd);
 	assert_non_null(v);
 	int ws = find_opt(v, "--bind", f->ws, f->ws);
 	int r1 = find_opt(v, "--ro-bind", sub, sub);
 	int r2 = find_opt(v, "--ro-bind", "/usr/share", "/usr/share");
 	int b1 = find_opt(v, "--bind", f->sibling, f->sibling);
-	assert_true(ws > 0);
-	/* Order: workspace, then read-only binds, then writable binds. */
+	assert_true(ws > 0 && r2 > 0 && b1 > 0);
+	/* Order: shallowest destination first, so a mount inside another
+	 * (the read-only sub inside the workspace) is on top of it. */
 	assert_true(r1 > ws);
-	assert_true(r2 > r1);
-	assert_true(b1 > r2);
 	sandbox_argv_free(v);
+
+	/* Whatever the order of the options: --bind /x and --ro-bind
+	 * /x/ro leave /x/ro read-only (the ro one comes later). */
+	const char *ro2[] = { sub, NULL };
+	const char *rw2[] = { f->ws, NULL };
+	sc.ro_binds = ro2;
+	sc.binds = rw2;
+	v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", 3, cmd);
+	assert_non_null(v);
+	int last_ws = -1;
+	for (int i = 1; v[i]; i++)
+		if (!strcmp(v[i], "--bind") && v[i + 1] &&
+		    !strcmp(v[i + 1], f->ws))
+			last_ws = i;
+	assert_true(find_opt(v, "--ro-bind", sub, sub) > last_ws);
+	sandbox_argv_free(v);
+	sc.ro_binds = ro;
 
 	/* A missing bind source: NULL with errno. */
 	const char *bad[] = { "/nonexistent/corral", NULL };
 	sc.binds = bad;
 	errno = 0;
-	assert_null(sandbox_argv(&sc, "/usr/bin/bwrap", 3, cmd));
+	assert_null(sandbox_argv(&sc, NULL, "/usr/bin/bwrap", 3, cmd));
 	assert_int_equal(errno, ENOENT);
 	/* No command. */
 	const char *empty[] = { NULL };
 	sc.binds = NULL;
-	assert_null(sandbox_argv(&sc, "/usr/bin/bwrap", 3, empty));
+	assert_null(sandbox_argv(&sc, NULL, "/usr/bin/bwrap", 3, empty));
 	assert_int_equal(errno, EINVAL);
 }
 
@@ -247,7 +263,7 @@ static void test_argv_home_and_tmpdir(void **state)
 	/* HOME elsewhere: an empty tmpfs there; TMPDIR not visible: /tmp. */
 	setenv("HOME", "/home/nobody-corral", 1);
 	setenv("TMPDIR", "/var/tmp", 1);
-	char **v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	char **v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_non_null(v);
 	int home = find_opt(v, "--tmpfs", "/home/nobody-corral", NULL);
 	assert_true(home > 0);
@@ -258,7 +274,7 @@ static void test_argv_home_and_tmpdir(void **state)
 	/* HOME is the workspace, TMPDIR inside it: both left alone. */
 	setenv("HOME", f->ws, 1);
 	setenv("TMPDIR", inws, 1);
-	v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_non_null(v);
 	assert_int_equal(find_opt(v, "--tmpfs", f->ws, NULL), -1);
 	assert_int_equal(find_opt(v, "--setenv", "TMPDIR", NULL), -1);
@@ -266,12 +282,12 @@ static void test_argv_home_and_tmpdir(void **state)
 
 	/* HOME=/ (or a system directory) is never covered. */
 	setenv("HOME", "/", 1);
-	v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_non_null(v);
 	assert_int_equal(find_opt(v, "--tmpfs", "/", NULL), -1);
 	sandbox_argv_free(v);
 	setenv("HOME", "/usr/local", 1);
-	v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_non_null(v);
 	assert_int_equal(find_opt(v, "--tmpfs", "/usr/local", NULL), -1);
 	sandbox_argv_free(v);
@@ -287,11 +303,11 @@ static void test_validate(void **state)
 	struct fixture *f = *state;
 	char err[512], file[128];
 	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws };
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), 0);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 
 	sc.workspace = "/nonexistent/corral-ws";
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -ENOENT);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "workspace"));
 	assert_non_null(strstr(err, "/nonexistent/corral-ws"));
 
@@ -300,30 +316,30 @@ static void test_validate(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	sc.workspace = file;
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -ENOTDIR);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -ENOTDIR);
 	assert_non_null(strstr(err, file));
 
 	sc.workspace = "/";
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -EINVAL);
 	assert_true(err[0] != '\0');
 
 	sc.workspace = f->ws;
 	const char *ro[] = { "/usr", "/nonexistent/corral-ro", NULL };
 	sc.ro_binds = ro;
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -ENOENT);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "--ro-bind"));
 	assert_non_null(strstr(err, "/nonexistent/corral-ro"));
 
 	sc.ro_binds = NULL;
 	const char *rw[] = { "/nonexistent/corral-rw", NULL };
 	sc.binds = rw;
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -ENOENT);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "--bind"));
 	assert_non_null(strstr(err, "/nonexistent/corral-rw"));
 
 	const char *root[] = { "/", NULL };
 	sc.binds = root;
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), -EINVAL);
 
 	/* Default workspace: the cwd. */
 	sc.binds = NULL;
@@ -331,15 +347,15 @@ static void test_validate(void **state)
 	char cwd[PATH_MAX];
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(f->ws), 0);
-	assert_int_equal(sandbox_validate(&sc, err, sizeof(err)), 0);
+	assert_int_equal(sandbox_validate(&sc, NULL, err, sizeof(err)), 0);
 	const char *cmd[] = { "true", NULL };
-	char **v = sandbox_argv(&sc, "/usr/bin/bwrap", -1, cmd);
+	char **v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
 	assert_int_equal(chdir(cwd), 0);
 	assert_non_null(v);
 	assert_true(find_opt(v, "--bind", f->ws, f->ws) > 0);
 	sandbox_argv_free(v);
 
-	assert_int_equal(sandbox_validate(NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sandbox_validate(NULL, NULL, err, sizeof(err)), -EINVAL);
 }
 
 /* ---- policy ---- */
@@ -468,7 +484,7 @@ static int sb_run(const struct corral_sandbox_config *sc,
 {
 	int pfd = sandbox_policy_fd(sc);
 	assert_true(pfd >= 0);
-	char **argv = sandbox_argv(sc, probe.bwrap_path, pfd, cmd);
+	char **argv = sandbox_argv(sc, NULL, probe.bwrap_path, pfd, cmd);
 	assert_non_null(argv);
 	int mfd = memfd_create("sb-out", MFD_CLOEXEC);
 	assert_true(mfd >= 0);
