@@ -24,8 +24,8 @@
 # The delays below are NOT synchronisation: the point is to land at
 # arbitrary instants, so a plain timed wait is what is wanted. It is a
 # `read -t` on a FIFO nobody writes (a bash builtin: no fork of sleep(1),
-# sub-millisecond resolution), started right after the fork that becomes
-# corral.
+# sub-millisecond resolution), started right after corral's exec (signals)
+# or the fork that becomes corral (timeout).
 . "$(dirname "$0")/lib.sh"
 need_corral
 
@@ -101,6 +101,20 @@ one() {
 		fail "the launcher did not start corral"
 		kill -KILL "$sub" 2>/dev/null
 	else
+		# The instants are counted from corral's exec, not from the fork
+		# of the launcher's child: a SIGTERM landing in bash between that
+		# fork and the exec is caught by bash's own handler and lost, and
+		# corral then runs its sleep for good (seen once under load). The
+		# child's comm turns to "corral" at the exec; this spin is bounded
+		# and reads a /proc file with a builtin (no fork).
+		local comm= t=$EPOCHREALTIME until_exec
+		until_exec=$((${t/./} + 5000000))
+		while [ "$comm" != corral ]; do
+			read -r comm <"/proc/$cpid/comm" 2>/dev/null || break
+			t=$EPOCHREALTIME
+			[ "${t/./}" -lt "$until_exec" ] || break
+		done
+		[ "$comm" = corral ] || note "corral's exec not seen (comm '$comm')"
 		case $way in
 		sigterm) nap "$us"; kill -TERM "$cpid" ;;
 		sigkill) nap "$us"; kill -KILL "$cpid" ;;
