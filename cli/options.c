@@ -103,8 +103,7 @@ static const struct cli_opt run_table[] = {
 	 "bind SRC with device access (at DST)"},
 	{"tmpfs", 0, "DIR", OPT_TMPFS, "an empty writable tmpfs at DIR inside"},
 	{"sandbox-user", 0, "USER", OPT_SANDBOX_USER,
-	 "as root: host user the sandbox runs as, USER|UID[:GID] (default: "
-	 "the workspace's owner, else nobody; root: unsafe)"},
+	 "as root: host USER|UID[:GID] the sandbox runs as"},
 	{"sandbox-git", 0, "MODE", OPT_SANDBOX_GIT,
 	 "the workspace's .git: ro (default), hooks-ro (commits work), rw"},
 	{"hostname", 0, "NAME", OPT_HOSTNAME, "host name inside (default corral)"},
