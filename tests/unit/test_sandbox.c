@@ -457,6 +457,192 @@ static void test_probe(void **state)
 	assert_non_null(strstr(p.reason, "bwrap"));
 }
 
+/* ---- the sandbox's shape (corral_sandbox_opts) ---- */
+
+static int validate_so(struct fixture *f, const struct corral_sandbox_opts *so,
+		       const char *const *ro, const char *const *rw, char *err,
+		       size_t errlen)
+{
+	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws,
+					    .ro_binds = ro, .binds = rw };
+	return sandbox_validate(&sc, so, err, errlen);
+}
+
+static void test_validate_shape(void **state)
+{
+	struct fixture *f = *state;
+	char err[512], parent[128], a[200], b[200];
+	struct corral_sandbox_opts so = { 0 };
+	snprintf(parent, sizeof(parent), "%s", f->ws);
+	*strrchr(parent, '/') = '\0'; /* /tmp: an ancestor of the workspace */
+
+	/* Good: SRC:DST, a tmpfs, a dev-bind, names. */
+	snprintf(a, sizeof(a), "%s:/opt/x", f->sibling);
+	const char *ro_ok[] = { a, NULL };
+	const char *tmpfs_ok[] = { "/opt/scratch", NULL };
+	const char *dev_ok[] = { "/dev/null:/dev/corral-null", NULL };
+	const char *env_ok[] = { "A=b=c", NULL };
+	const char *unset_ok[] = { "B", NULL };
+	so.tmpfs = tmpfs_ok;
+	so.dev_binds = dev_ok;
+	so.setenv = env_ok;
+	so.unsetenv = unset_ok;
+	so.hostname = "build-1.example";
+	assert_int_equal(validate_so(f, &so, ro_ok, NULL, err, sizeof(err)), 0);
+
+	/* Each bad destination, with the option in the message. */
+	static const char *const bad_dst[] = {
+		"rel/dir", "/", "/proc", "/proc/sys", "/dev", "/tmp",
+		"/opt/../proc", "/opt/./x",
+	};
+	memset(&so, 0, sizeof(so));
+	for (size_t i = 0; i < sizeof(bad_dst) / sizeof(bad_dst[0]); i++) {
+		snprintf(a, sizeof(a), "%s:%s", f->sibling, bad_dst[i]);
+		const char *rw[] = { a, NULL };
+		assert_true(validate_so(f, &so, NULL, rw, err, sizeof(err)) < 0);
+		assert_non_null(strstr(err, "--bind"));
+	}
+	/* An ancestor of the workspace would hide it; the workspace itself
+	 * may be replaced by a bind (--ro-bind . makes it read-only). */
+	char sub[160];
+	snprintf(sub, sizeof(sub), "%s/sub", f->ws);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(a, sizeof(a), "%s:%s", f->sibling, f->ws);
+	const char *hide[] = { a, NULL };
+	struct corral_sandbox_config subsc = { .enabled = true, .workspace = sub,
+					       .ro_binds = hide };
+	assert_int_equal(sandbox_validate(&subsc, &so, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hide the workspace"));
+	/* ... and /tmp, its ancestor here, is the sandbox's own */
+	snprintf(a, sizeof(a), "%s:%s", f->sibling, parent);
+	assert_int_equal(validate_so(f, &so, hide, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/tmp"));
+	const char *self[] = { f->ws, NULL };
+	assert_int_equal(validate_so(f, &so, self, NULL, err, sizeof(err)), 0);
+	/* The same destination twice, across options. */
+	snprintf(a, sizeof(a), "%s:/opt/x", f->sibling);
+	snprintf(b, sizeof(b), "%s:/opt//x/", f->ws);
+	const char *d1[] = { a, NULL }, *d2[] = { b, NULL };
+	assert_int_equal(validate_so(f, &so, d1, d2, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "already given"));
+	/* tmpfs: relative, on the workspace, on /tmp. */
+	const char *t1[] = { "scratch", NULL }, *t2[] = { f->ws, NULL },
+		   *t3[] = { "/tmp", NULL };
+	const char *const *tb[] = { t1, t2, t3 };
+	for (size_t i = 0; i < 3; i++) {
+		memset(&so, 0, sizeof(so));
+		so.tmpfs = tb[i];
+		assert_int_equal(validate_so(f, &so, NULL, NULL, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "--tmpfs"));
+	}
+	/* Names. */
+	static const char *const bad_host[] = { "", "a b", "-a", "a-", "a..b",
+						"x/y" };
+	for (size_t i = 0; i < sizeof(bad_host) / sizeof(bad_host[0]); i++) {
+		memset(&so, 0, sizeof(so));
+		so.hostname = bad_host[i];
+		assert_int_equal(validate_so(f, &so, NULL, NULL, err, sizeof(err)),
+				 -EINVAL);
+	}
+	memset(&so, 0, sizeof(so));
+	const char *e1[] = { "NOVALUE", NULL }, *e2[] = { "=x", NULL };
+	so.setenv = e1;
+	assert_int_equal(validate_so(f, &so, NULL, NULL, err, sizeof(err)), -EINVAL);
+	so.setenv = e2;
+	assert_int_equal(validate_so(f, &so, NULL, NULL, err, sizeof(err)), -EINVAL);
+	so.setenv = NULL;
+	const char *u1[] = { "A=B", NULL };
+	so.unsetenv = u1;
+	assert_int_equal(validate_so(f, &so, NULL, NULL, err, sizeof(err)), -EINVAL);
+}
+
+static void test_argv_shape(void **state)
+{
+	struct fixture *f = *state;
+	char p[200];
+	struct corral_sandbox_config sc = { .enabled = true, .workspace = f->ws };
+	const char *cmd[] = { "true", NULL };
+
+	/* Defaults: a neutral host name, no --uid, no masks, nothing of
+	 * the workspace protected when there is nothing to protect. */
+	char **v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
+	assert_non_null(v);
+	assert_true(find_opt(v, "--hostname", "corral", NULL) > 0);
+	assert_int_equal(find_opt(v, "--uid", NULL, NULL), -1);
+	assert_int_equal(find_opt(v, "--clearenv", NULL, NULL), -1);
+	assert_int_equal(find_opt(v, "--ro-bind", "/dev/null", NULL), -1);
+	sandbox_argv_free(v);
+
+	/* A repository and host-executed files: protected after the
+	 * workspace, each at its own path. */
+	snprintf(p, sizeof(p), "%s/.git/hooks", f->ws);
+	char mk[512];
+	snprintf(mk, sizeof(mk), "mkdir -p '%s' '%s/.vscode' && touch '%s/.git/config' '%s/.envrc'",
+		 p, f->ws, f->ws, f->ws);
+	assert_int_equal(system(mk), 0);
+	char git[200], cfg[200], envrc[200], vsc[200];
+	snprintf(git, sizeof(git), "%s/.git", f->ws);
+	snprintf(cfg, sizeof(cfg), "%s/.git/config", f->ws);
+	snprintf(envrc, sizeof(envrc), "%s/.envrc", f->ws);
+	snprintf(vsc, sizeof(vsc), "%s/.vscode", f->ws);
+	v = sandbox_argv(&sc, NULL, "/usr/bin/bwrap", -1, cmd);
+	assert_non_null(v);
+	int ws = find_opt(v, "--bind", f->ws, f->ws);
+	assert_true(ws > 0);
+	assert_true(find_opt(v, "--ro-bind", git, git) > ws);
+	assert_true(find_opt(v, "--ro-bind", envrc, envrc) > ws);
+	assert_true(find_opt(v, "--ro-bind", vsc, vsc) > ws);
+	sandbox_argv_free(v);
+
+	/* hooks-ro: config and hooks, not all of .git; rw: nothing of .git
+	 * (.envrc stays protected); a --bind of a protected path comes
+	 * after its protection. */
+	struct corral_sandbox_opts so = { .git = CORRAL_SANDBOX_GIT_HOOKS_RO };
+	v = sandbox_argv(&sc, &so, "/usr/bin/bwrap", -1, cmd);
+	assert_int_equal(find_opt(v, "--ro-bind", git, git), -1);
+	assert_true(find_opt(v, "--ro-bind", cfg, cfg) > 0);
+	assert_true(find_opt(v, "--ro-bind", p, p) > 0);
+	sandbox_argv_free(v);
+	so.git = CORRAL_SANDBOX_GIT_RW;
+	const char *open_vsc[] = { vsc, NULL };
+	sc.binds = open_vsc;
+	v = sandbox_argv(&sc, &so, "/usr/bin/bwrap", -1, cmd);
+	assert_int_equal(find_opt(v, "--ro-bind", git, git), -1);
+	assert_int_equal(find_opt(v, "--ro-bind", cfg, cfg), -1);
+	assert_true(find_opt(v, "--ro-bind", envrc, envrc) > 0);
+	assert_true(find_opt(v, "--bind", vsc, vsc) > find_opt(v, "--ro-bind", vsc, vsc));
+	sandbox_argv_free(v);
+	sc.binds = NULL;
+
+	/* uid/gid, hostname, a DST, a tmpfs, the environment in order:
+	 * --clearenv first, the user's --setenv/--unsetenv last. */
+	const char *ro[] = { "/usr/share:/opt/share", NULL };
+	const char *tmpfs[] = { "/opt//scratch/", NULL };
+	const char *env[] = { "TMPDIR=/opt/scratch", NULL };
+	const char *unset[] = { "PATH", NULL };
+	struct corral_sandbox_opts so2 = {
+		.set_uid = true, .uid = 0, .set_gid = true, .gid = 42,
+		.hostname = "box", .clearenv = true, .tmpfs = tmpfs,
+		.setenv = env, .unsetenv = unset,
+	};
+	sc.ro_binds = ro;
+	v = sandbox_argv(&sc, &so2, "/usr/bin/bwrap", -1, cmd);
+	assert_non_null(v);
+	assert_true(find_opt(v, "--uid", "0", NULL) > 0);
+	assert_true(find_opt(v, "--gid", "42", NULL) > 0);
+	assert_true(find_opt(v, "--hostname", "box", NULL) > 0);
+	assert_true(find_opt(v, "--ro-bind", "/usr/share", "/opt/share") > 0);
+	assert_true(find_opt(v, "--tmpfs", "/opt/scratch", NULL) > 0);
+	int ce = find_opt(v, "--clearenv", NULL, NULL);
+	int st = find_opt(v, "--setenv", "TMPDIR", "/opt/scratch");
+	assert_true(ce > 0 && st > ce);
+	assert_true(find_opt(v, "--setenv", "TMPDIR", "/tmp") < st);
+	assert_true(find_opt(v, "--unsetenv", "PATH", NULL) > st);
+	assert_int_equal(find_opt(v, "--unsetenv", "SSH_AUTH_SOCK", NULL), -1);
+	sandbox_argv_free(v);
+}
+
 /* ---- real sandboxes ---- */
 
 static void need_sandbox(void)
@@ -716,6 +902,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_argv_binds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_argv_home_and_tmpdir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_validate_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_argv_shape, setup, teardown),
 		cmocka_unit_test(test_policy_fd),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test_setup_teardown(test_run_network_denied, setup, teardown),
