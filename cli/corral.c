@@ -58,6 +58,31 @@ static void say_nonblocking(bool on)
 			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }
 
+/*
+ * From the spawn on, corral's own messages must never block: a member may
+ * stop the terminal they share (tcflow(TCOOFF), ^S) or fill a pipe nobody
+ * reads, and corral must still end the tree and exit on time. So fd 2
+ * becomes a description of our own with O_NONBLOCK (a new open of
+ * /proc/self/fd/2; the shared one, which the shell uses too, is left
+ * alone). What does not fit then is lost. A regular file does not block;
+ * a socket is left as it is (docs/threat-model.md).
+ */
+static void stderr_nonblocking(void)
+{
+	struct stat st;
+	if (fstat(STDERR_FILENO, &st) < 0 || S_ISREG(st.st_mode) ||
+	    S_ISSOCK(st.st_mode))
+		return;
+	int fd = open("/proc/self/fd/2",
+		      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fd != STDERR_FILENO) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+}
+
 /* "corral: " + the message with control characters escaped. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -469,6 +494,8 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		cli_run_free(&o);
 		return CORRAL_EXIT_INTERNAL;
 	}
+	/* The command has its copy of our stderr: ours may not block now. */
+	stderr_nonblocking();
 	if (o.verbose)
 		say_nonblocking(true);
 	r = corral_wait(c);

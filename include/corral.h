@@ -518,6 +518,9 @@ struct corral_result {
 	int landlock_abi; /* the host's Landlock ABI, 0 if none */
 	unsigned scopes;  /* CORRAL_SCOPE_* of the tree's domain, 0: seccomp
 			     rules only */
+	unsigned long pty_dropped; /* --pty: bytes of the command's output
+				      that could not be written when the run
+				      ended (the relay never blocks) */
 
 	/* New fields here, above the test block. */
 	/* Journal (docs/journal.md); all 0 / "" without a journal. */

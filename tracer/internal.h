@@ -77,6 +77,7 @@ struct corral {
 	int ptm;	     /* master side, -1 without --pty */
 	char pts[64];	     /* slave side's path */
 	bool stdin_open;     /* still relaying our stdin */
+	struct pty_io *ptyio; /* the relay's queues and descriptors (pty.c) */
 	bool tio_saved;
 	struct termios saved_tio;
 

@@ -27,7 +27,7 @@
 #include "internal.h"
 #include "pollfd.h"
 
-#define MAX_EXTRA 8
+#define MAX_EXTRA 12 /* pty (3), live (5), and room */
 
 struct corral_pollfd {
 	int ep;	 /* what the caller polls */

@@ -10,6 +10,18 @@
  * (SIGWINCH), and restores the terminal when the run ends. The relay runs
  * in the loop's ppoll(), next to the signalfd: supervision and ending the
  * tree work exactly as without a pty.
+ *
+ * The relay never blocks (docs/threat-model.md, "A loop that never
+ * blocks"): each direction goes through a bounded queue, every descriptor
+ * it writes is non-blocking, and a side that cannot take more is simply not
+ * read from until it can (the command then waits on its terminal, as it
+ * would on a real one that is not read). A command that never reads its
+ * input, or a terminal stopped with ^S or tcflow(TCOOFF), therefore stalls
+ * only that direction. Our stdout and stdin may be shared with the shell
+ * that started corral: O_NONBLOCK goes on descriptions of our own (a new
+ * open of /proc/self/fd/N), never on the shared ones. What is still queued
+ * when the run ends and cannot be written at once is dropped and counted
+ * (corral_result.pty_dropped).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +31,71 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+#define PTY_QUEUE (64u << 10)
+
+struct pty_queue {
+	char buf[PTY_QUEUE];
+	size_t off, len; /* queued bytes: buf[off, off + len) */
+};
+
+struct pty_io {
+	int in, out;	     /* our own descriptions of stdin and stdout */
+	bool in_own, out_own; /* opened here (close them) */
+	bool out_sock;	     /* stdout is a socket: send(MSG_DONTWAIT) */
+	bool out_dead;	     /* stdout is gone: drop what comes */
+	bool eof_pending;    /* stdin ended: send VEOF after the queue */
+	struct pty_queue to_out, to_ptm;
+};
+
+static size_t q_room(const struct pty_queue *q)
+{
+	return PTY_QUEUE - q->off - q->len;
+}
+
+/* Make room at the end (the queue is small: a copy is cheap and rare). */
+static void q_compact(struct pty_queue *q)
+{
+	if (q->off && q->len)
+		memmove(q->buf, q->buf + q->off, q->len);
+	q->off = 0;
+}
+
+/*
+ * A descriptor for fd that is ours to make non-blocking: ttys, pipes and
+ * FIFOs are opened anew through /proc (a new open file description); a
+ * regular file is used as it is (it does not block, and a new description
+ * would have its own offset); so is a socket (send() takes MSG_DONTWAIT).
+ */
+static int own_description(int fd, int flags, bool *own, bool *sock)
+{
+	struct stat st;
+	*own = false;
+	if (sock)
+		*sock = false;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (S_ISREG(st.st_mode))
+		return fd;
+	if (S_ISSOCK(st.st_mode)) {
+		if (sock)
+			*sock = true;
+		return fd;
+	}
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int nfd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (nfd < 0)
+		return fd; /* no /proc: the shared description, as before */
+	*own = true;
+	return nfd;
+}
 
 int pty_prepare(struct corral *c, char *err, size_t errlen)
 {
@@ -35,7 +108,17 @@ int pty_prepare(struct corral *c, char *err, size_t errlen)
 		return -e;
 	}
 	fcntl(c->ptm, F_SETFL, fcntl(c->ptm, F_GETFL) | O_NONBLOCK);
-	c->stdin_open = true;
+	struct pty_io *io = calloc(1, sizeof(*io));
+	if (!io) {
+		snprintf(err, errlen, "--pty: out of memory");
+		return -ENOMEM;
+	}
+	io->in = own_description(STDIN_FILENO, O_RDONLY, &io->in_own, NULL);
+	io->out = own_description(STDOUT_FILENO, O_WRONLY, &io->out_own,
+				  &io->out_sock);
+	io->out_dead = io->out < 0;
+	c->ptyio = io;
+	c->stdin_open = io->in >= 0;
 	return 0;
 }
 
@@ -71,88 +154,146 @@ void pty_parent(struct corral *c)
 	}
 }
 
-static void write_all(int fd, const char *p, size_t n)
+/* Write what the queue holds, as much as fd takes now. */
+static void q_flush(struct pty_queue *q, int fd, bool sock, bool *dead)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
+	while (q->len && !*dead) {
+		ssize_t n = sock ? send(fd, q->buf + q->off, q->len,
+					MSG_DONTWAIT | MSG_NOSIGNAL)
+				 : write(fd, q->buf + q->off, q->len);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (w < 0 && errno == EAGAIN) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
-			poll(&pf, 1, 100);
-			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			*dead = true; /* reader gone: drop, as a terminal would */
+			return;
 		}
-		if (w <= 0)
-			return; /* reader gone: drop, as a terminal would */
-		p += w;
-		n -= (size_t)w;
+		q->off += (size_t)n;
+		q->len -= (size_t)n;
 	}
+	if (!q->len)
+		q->off = 0;
 }
 
-/* Move what the terminal has for us to stdout. false at EOF/EIO. */
-static bool relay_out(struct corral *c)
+/* Read from fd into the queue while it has room. 1: got data or would
+ * block, 0: end of file (or EIO: no slave left), -1: error. */
+static int q_fill(struct pty_queue *q, int fd)
 {
-	char buf[16384];
 	for (;;) {
-		ssize_t n = read(c->ptm, buf, sizeof(buf));
+		if (!q_room(q))
+			q_compact(q);
+		size_t room = q_room(q);
+		if (!room)
+			return 1;
+		ssize_t n = read(fd, q->buf + q->off + q->len, room);
 		if (n > 0) {
-			write_all(STDOUT_FILENO, buf, (size_t)n);
+			q->len += (size_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		/* EIO: every slave descriptor is closed. */
-		return n < 0 && errno == EAGAIN;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		return n == 0 || errno == EIO ? 0 : -1;
 	}
 }
 
-static void relay_in(struct corral *c)
+static void to_ptm_flush(struct corral *c)
 {
-	char buf[16384];
-	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-	if (n > 0) {
-		write_all(c->ptm, buf, (size_t)n);
+	struct pty_io *io = c->ptyio;
+	bool dead = false;
+	q_flush(&io->to_ptm, c->ptm, false, &dead);
+	if (dead) {
+		io->to_ptm.len = io->to_ptm.off = 0;
+		io->eof_pending = false;
 		return;
 	}
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	/*
-	 * Our input ended: tell the command the way a terminal does, with
-	 * the EOF character, which ends a read in canonical mode.
-	 */
-	c->stdin_open = false;
-	struct termios t;
-	char eof = 4; /* ^D */
-	if (tcgetattr(c->ptm, &t) == 0 && t.c_cc[VEOF])
-		eof = (char)t.c_cc[VEOF];
-	write_all(c->ptm, &eof, 1);
+	if (!io->to_ptm.len && io->eof_pending) {
+		/*
+		 * Our input ended: tell the command the way a terminal does,
+		 * with the EOF character, which ends a read in canonical mode.
+		 */
+		struct termios t;
+		char eof = 4; /* ^D */
+		if (tcgetattr(c->ptm, &t) == 0 && t.c_cc[VEOF])
+			eof = (char)t.c_cc[VEOF];
+		ssize_t n = write(c->ptm, &eof, 1);
+		if (n == 1 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			io->eof_pending = false;
+	}
 }
 
+static void to_out_flush(struct corral *c)
+{
+	struct pty_io *io = c->ptyio;
+	q_flush(&io->to_out, io->out, io->out_sock, &io->out_dead);
+	if (io->out_dead && io->to_out.len) {
+		c->res.pty_dropped += io->to_out.len;
+		io->to_out.len = io->to_out.off = 0;
+	}
+}
+
+/*
+ * The descriptors to poll, and for what. A side that cannot move is left
+ * out (not polled with no events: a hung-up descriptor would still wake
+ * the loop every time, and the loop must never spin).
+ */
 int pty_pollfds(struct corral *c, struct pollfd *p)
 {
-	if (c->ptm < 0)
+	struct pty_io *io = c->ptyio;
+	if (!io)
 		return 0;
 	int n = 0;
-	p[n++] = (struct pollfd){.fd = c->ptm, .events = POLLIN};
-	if (c->stdin_open)
-		p[n++] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
+	if (c->ptm >= 0) {
+		short ev = 0;
+		if (q_room(&io->to_out) || io->to_out.off)
+			ev |= POLLIN;
+		if (io->to_ptm.len || io->eof_pending)
+			ev |= POLLOUT;
+		if (ev)
+			p[n++] = (struct pollfd){.fd = c->ptm, .events = ev};
+		if (c->stdin_open && (q_room(&io->to_ptm) || io->to_ptm.off))
+			p[n++] = (struct pollfd){.fd = io->in, .events = POLLIN};
+	}
+	if (io->to_out.len && !io->out_dead)
+		p[n++] = (struct pollfd){.fd = io->out, .events = POLLOUT};
 	return n;
 }
 
 void pty_relay(struct corral *c, const struct pollfd *p, int n)
 {
+	struct pty_io *io = c->ptyio;
+	if (!io)
+		return;
 	for (int i = 0; i < n; i++) {
 		if (!p[i].revents)
 			continue;
 		if (p[i].fd == c->ptm) {
-			if (!relay_out(c) && (p[i].revents & (POLLHUP | POLLERR))) {
-				/* Nobody holds the slave: stop polling it. */
-				close(c->ptm);
-				c->ptm = -1;
-				return;
+			if (p[i].revents & POLLOUT)
+				to_ptm_flush(c);
+			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				int r = q_fill(&io->to_out, c->ptm);
+				to_out_flush(c);
+				if (r <= 0) {
+					/* Nobody holds the slave any more:
+					 * what it said is queued. */
+					close(c->ptm);
+					c->ptm = -1;
+					c->stdin_open = false;
+				}
 			}
-		} else {
-			relay_in(c);
+		} else if (p[i].fd == io->in && c->stdin_open) {
+			if (q_fill(&io->to_ptm, io->in) <= 0) {
+				c->stdin_open = false;
+				io->eof_pending = true;
+			}
+			if (c->ptm >= 0)
+				to_ptm_flush(c);
+		} else if (p[i].fd == io->out) {
+			if (p[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+				io->out_dead = true;
+			to_out_flush(c);
 		}
 	}
 }
@@ -164,16 +305,40 @@ void pty_winch(struct corral *c)
 		ioctl(c->ptm, TIOCSWINSZ, &ws);
 }
 
-/* The tree is gone: flush what is left and give the terminal back. */
+/*
+ * The tree is gone: pass on what the terminal still holds, as far as our
+ * stdout takes it now, drop (and count) the rest, and give the terminal
+ * back. TCSANOW, not TCSADRAIN: a stopped terminal would never drain.
+ */
 void pty_finish(struct corral *c)
 {
+	struct pty_io *io = c->ptyio;
+	if (io) {
+		/* Bounded: at most 64 queues' worth once the tree is gone. */
+		for (int round = 0; round < 64; round++) {
+			int r = c->ptm >= 0 ? q_fill(&io->to_out, c->ptm) : 0;
+			bool full = io->to_out.len == PTY_QUEUE;
+			to_out_flush(c);
+			if (io->to_out.len || io->out_dead || r <= 0 || !full)
+				break;
+		}
+		c->res.pty_dropped += io->to_out.len;
+		io->to_out.len = io->to_out.off = 0;
+	}
 	if (c->ptm >= 0) {
-		relay_out(c);
 		close(c->ptm);
 		c->ptm = -1;
 	}
+	if (io) {
+		if (io->in_own)
+			close(io->in);
+		if (io->out_own)
+			close(io->out);
+		free(io);
+		c->ptyio = NULL;
+	}
 	if (c->tio_saved) {
-		tcsetattr(STDIN_FILENO, TCSADRAIN, &c->saved_tio);
+		tcsetattr(STDIN_FILENO, TCSANOW, &c->saved_tio);
 		c->tio_saved = false;
 	}
 }

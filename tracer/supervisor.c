@@ -341,8 +341,8 @@ int corral_drain(struct corral *c, bool block)
 
 void corral_wait_kernel(struct corral *c, double timeout)
 {
-	/* sigfd, pty (2), live (5), journal (1) */
-	struct pollfd pfd[9] = {{.fd = c->sigfd, .events = POLLIN}};
+	/* sigfd, pty (3), live (5), journal (1) */
+	struct pollfd pfd[12] = {{.fd = c->sigfd, .events = POLLIN}};
 	int npty = pty_pollfds(c, pfd + 1);
 	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
 	/* A stalled journal reader: wake up when it takes lines again. */
