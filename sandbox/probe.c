@@ -478,8 +478,19 @@ static void verdict(struct sandbox_probe *p)
 				   "them"
 				 : "");
 	} else if (!p->bwrap_works) {
-		snprintf(r, n, "bubblewrap cannot build the sandbox here: %s",
-			 p->bwrap_error[0] ? p->bwrap_error : "unknown error");
+		snprintf(r, n,
+			 "bubblewrap cannot build the sandbox here: %s%s%s%s",
+			 p->bwrap_error[0] ? p->bwrap_error : "unknown error",
+			 p->is_root && p->trial_user[0]
+				 ? " (as root, the sandbox runs as the "
+				   "unprivileged user "
+				 : "",
+			 p->is_root && p->trial_user[0] ? p->trial_user : "",
+			 p->is_root && p->trial_user[0]
+				 ? ", which needs unprivileged user "
+				   "namespaces: docs/sandbox.md, \"Root "
+				   "callers\")"
+				 : "");
 	} else {
 		p->sandbox_ok = true;
 	}
@@ -515,10 +526,12 @@ int sandbox_probe(const char *bwrap_override, struct sandbox_probe *p)
 	verdict(p);
 	struct landlock_plan lp;
 	char ignored[8];
-	landlock_plan(CORRAL_BOUNDARY_AUTO, false, &lp, ignored, sizeof(ignored));
+	landlock_plan(CORRAL_BOUNDARY_AUTO, false, &lp, ignored,
+		      sizeof(ignored));
 	p->landlock_abi = lp.abi;
 	p->boundary = landlock_boundary_name(&lp);
-	landlock_plan(CORRAL_BOUNDARY_AUTO, true, &lp, ignored, sizeof(ignored));
+	landlock_plan(CORRAL_BOUNDARY_AUTO, true, &lp, ignored,
+		      sizeof(ignored));
 	p->boundary_sandbox = landlock_boundary_name(&lp);
 	return 0;
 }

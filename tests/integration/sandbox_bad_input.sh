@@ -7,7 +7,8 @@
 #   - a workspace that does not exist, a file, or /;
 #   - a --bind / --ro-bind of a missing path, or of /;
 #   - a bwrap that exits before the command runs (the sandbox failed):
-#     125, the command not run;
+#     125, the command not run, and the reason (bwrap's own message, from
+#     the probe's trial) in the journal's end line (sandbox_error);
 #   - a setuid bubblewrap first in PATH: docs/sandbox.md ("Decision: a
 #     setuid bwrap"): corral does not refuse it as such; seized before it
 #     runs, it has no privileges and works as a plain bwrap. So the command
@@ -85,6 +86,13 @@ exit 1
 EOF
 chmod 755 "$T/fakebin/bwrap"
 refused "bwrap fails" 'sandbox' PATH="$T/fakebin:/usr/bin:/bin" -- --sandbox --workspace "$WS"
+# the end line says why, with bubblewrap's own words (the probe's trial)
+if [ -s "$LAST_J" ]; then
+	j_expect "$LAST_J" '.event == "end" and .sandbox_failed == true and (.sandbox_error | test("bwrap: fake: cannot build the sandbox"))' 1 "bwrap fails: end.sandbox_error"
+else
+	fail "bwrap fails: no journal"
+fi
+expect_grep '^corral: bubblewrap exited with status 1 before the command ran: .*bwrap: fake: cannot build the sandbox' "$ERRF" "bwrap fails: the reason on stderr"
 
 # --- bwrap cannot fork (a pids limit): corral must still end, promptly -----
 # (spec) As root with a cgroup v1 pids hierarchy: corral (under timeout(1))
