@@ -44,6 +44,10 @@ struct mock {
 	} waits[256];
 	int nwaits, wpos;
 	bool more; /* after the script: 0 (tracees left) instead of ECHILD */
+	/* PTRACE_GET_SYSCALL_INFO's answer (a struct ptrace_syscall_info),
+	 * for every tid; NULL: the call succeeds and writes nothing. */
+	const void *syscall_info;
+	size_t syscall_info_len;
 	struct corral_sys sys;
 };
 
@@ -68,6 +72,13 @@ static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 		return -ESRCH;
 	if (req == PTRACE_GETEVENTMSG)
 		*(unsigned long *)data = m->eventmsg[pid & 0xffff];
+	if (req == PTRACE_GET_SYSCALL_INFO && m->syscall_info) {
+		size_t n = m->syscall_info_len < (size_t)addr
+				   ? m->syscall_info_len
+				   : (size_t)addr;
+		memcpy(data, m->syscall_info, n);
+		return (long)m->syscall_info_len;
+	}
 	return 0;
 }
 
