@@ -24,7 +24,7 @@ static size_t hash(int k, size_t cap)
 	return ((uint32_t)k * 2654435761u) & (cap - 1);
 }
 
-static int pm_get(const struct pidmap *m, int k)
+int pm_get(const struct pidmap *m, int k)
 {
 	if (!m->cap)
 		return -1;
@@ -36,7 +36,7 @@ static int pm_get(const struct pidmap *m, int k)
 	}
 }
 
-static int pm_put(struct pidmap *m, int k, int v)
+int pm_put(struct pidmap *m, int k, int v)
 {
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;

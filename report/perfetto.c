@@ -8,6 +8,7 @@
  * Strings go out with bytes that are not UTF-8 as the text \xNN: trace
  * viewers are not all happy with lone surrogates.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -30,6 +31,54 @@ static void ts(FILE *f, const char *key, double t)
 static void str(FILE *f, const char *s)
 {
 	out_json_str(f, s ? s : "", s ? strlen(s) : 0, A);
+}
+
+/*
+ * Track ids. A pid the kernel reused (a long run, a storm) would merge two
+ * processes' tracks and give one tid two pids; the second and later users
+ * of a number get it plus k * 2^22 (above any pid_max), the real pid stays
+ * in the name and the args.
+ */
+struct ids {
+	int *proc, *thread; /* trace id of each process, thread */
+	struct pidmap used; /* number -> how many have used it */
+};
+
+static int fresh(struct ids *ids, int n)
+{
+	int k = pm_get(&ids->used, n);
+	pm_put(&ids->used, n, k < 0 ? 1 : k + 1);
+	if (k <= 0 || k > 400)
+		return n;
+	return n + k * (1 << 22);
+}
+
+static int ids_init(struct ids *ids, const struct corral_report *m)
+{
+	memset(ids, 0, sizeof(*ids));
+	ids->proc = calloc(m->nprocs + 1, sizeof(int));
+	ids->thread = calloc(m->nthreads + 1, sizeof(int));
+	if (!ids->proc || !ids->thread)
+		return -12;
+	/* in order of birth, so the first user keeps the real number */
+	size_t t = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		for (; t < m->nthreads && m->threads[t].born < m->procs[i].born;
+		     t++)
+			ids->thread[t] = fresh(ids, m->threads[t].tid);
+		ids->proc[i] = fresh(ids, m->procs[i].pid);
+	}
+	for (; t < m->nthreads; t++)
+		ids->thread[t] = fresh(ids, m->threads[t].tid);
+	return 0;
+}
+
+static void ids_free(struct ids *ids)
+{
+	free(ids->proc);
+	free(ids->thread);
+	free(ids->used.key);
+	free(ids->used.val);
 }
 
 static void sep(FILE *f, bool *first)
@@ -83,10 +132,12 @@ static void lines_json(FILE *f, const char *s)
 	fputc(']', f);
 }
 
-static void procs(const struct corral_report *m, FILE *f, bool *first)
+static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
+		  bool *first)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rproc *p = &m->procs[i];
+		int P = ids->proc[i];
 		char name[128], how[64];
 		rpt_proc_name(m, (int)i, name, sizeof(name));
 		rpt_proc_end_text(m, (int)i, how, sizeof(how));
@@ -94,22 +145,26 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 		fprintf(f,
 			"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":",
-			p->pid, p->pid);
-		char full[160];
-		snprintf(full, sizeof(full), "%s%s", p->forks ? "(fork) " : "",
-			 name);
+			P, P);
+		char full[192];
+		if (P != p->pid) /* a reused pid: the real one in the name */
+			snprintf(full, sizeof(full), "%s%s (pid %d)",
+				 p->forks ? "(fork) " : "", name, p->pid);
+		else
+			snprintf(full, sizeof(full), "%s%s",
+				 p->forks ? "(fork) " : "", name);
 		str(f, full);
 		fputs("}}", f);
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"M\",\"name\":\"process_sort_index\","
 			"\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%zu}}",
-			p->pid, p->pid, i);
+			P, P, i);
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":",
-			p->pid, p->pid);
+			P, P);
 		str(f, full);
 		fputs("}}", f);
 
@@ -120,8 +175,7 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 		if (first_exec > p->born || p->first_exec < 0) {
 			char fn[160];
 			snprintf(fn, sizeof(fn), "(fork) %s", name);
-			slice(f, first, p->pid, p->pid, "fork", fn, p->born,
-			      first_exec);
+			slice(f, first, P, P, "fork", fn, p->born, first_exec);
 			fprintf(f,
 				",\"args\":{\"pid\":%d,\"how\":\"%s\","
 				"\"end\":\"%s\"}}",
@@ -132,8 +186,8 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 			double t1 = x->next >= 0 ? m->execs[x->next].t : end;
 			const char *nm = x->argc ? x->argv : x->path;
 			const char *b = nm ? strrchr(nm, '/') : NULL;
-			slice(f, first, p->pid, p->pid, "exec",
-			      b && b[1] ? b + 1 : nm, x->t, t1);
+			slice(f, first, P, P, "exec", b && b[1] ? b + 1 : nm,
+			      x->t, t1);
 			fputs(",\"args\":{\"argv\":", f);
 			out_argv_json(f, x->argv, x->argv_len, x->argc, A);
 			fputs(",\"path\":", f);
@@ -147,15 +201,15 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
 	}
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct rthread *t = &m->threads[i];
-		int pid = m->procs[t->proc].pid;
+		int pid = ids->proc[t->proc], tid = ids->thread[i];
 		char nm[32];
 		snprintf(nm, sizeof(nm), "thread %d", t->tid);
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
-			pid, t->tid, nm);
-		slice(f, first, pid, t->tid, "thread", nm, t->born,
+			pid, tid, nm);
+		slice(f, first, pid, tid, "thread", nm, t->born,
 		      end_of(m, t->ended));
 		fputs("}", f);
 	}
@@ -166,7 +220,8 @@ static void procs(const struct corral_report *m, FILE *f, bool *first)
  * slice enclosing it on the creator's track (its exec, or its thread);
  * the end ("bp":"e") to the child's first slice, which begins at birth.
  */
-static void flows(const struct corral_report *m, FILE *f, bool *first)
+static void flows(const struct corral_report *m, const struct ids *ids, FILE *f,
+		  bool *first)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rproc *p = &m->procs[i];
@@ -176,7 +231,7 @@ static void flows(const struct corral_report *m, FILE *f, bool *first)
 		double pend = end_of(m, pp->has_exit ? pp->ended : -1);
 		if (p->born < pp->born || p->born > pend)
 			continue; /* no enclosing slice to bind to */
-		int tid = pp->pid;
+		int tid = ids->proc[p->parent];
 		if (p->creator && p->creator != pp->pid) {
 			/* forked by one of the parent's threads, if alive */
 			int k = rpt_thread_index(m, p->creator);
@@ -184,20 +239,20 @@ static void flows(const struct corral_report *m, FILE *f, bool *first)
 				k >= 0 ? &m->threads[k] : NULL;
 			if (t && t->proc == p->parent && t->born <= p->born &&
 			    end_of(m, t->ended) >= p->born)
-				tid = t->tid;
+				tid = ids->thread[k];
 		}
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"s\",\"cat\":\"fork\",\"name\":\"fork\","
 			"\"id\":%zu,\"pid\":%d,\"tid\":%d",
-			i + 1, pp->pid, tid);
+			i + 1, ids->proc[p->parent], tid);
 		ts(f, "ts", p->born);
 		fputc('}', f);
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fork\","
 			"\"name\":\"fork\",\"id\":%zu,\"pid\":%d,\"tid\":%d",
-			i + 1, p->pid, p->pid);
+			i + 1, ids->proc[i], ids->proc[i]);
 		ts(f, "ts", p->born);
 		fputc('}', f);
 	}
@@ -210,9 +265,10 @@ static const char *const mark_cat[MK__COUNT] = {
 	[MK_LEFT] = "left",	[MK_ALTERED] = "altered",
 };
 
-static void marks(const struct corral_report *m, FILE *f, bool *first)
+static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
+		  bool *first)
 {
-	int gpid = m->nprocs ? m->procs[0].pid : 0;
+	int gpid = m->nprocs ? ids->proc[0] : 0;
 	for (size_t i = 0; i < m->nmarks; i++) {
 		const struct rmark *k = &m->marks[i];
 		char name[160];
@@ -252,9 +308,14 @@ static void marks(const struct corral_report *m, FILE *f, bool *first)
 				name, k->t);
 		} else {
 			const struct rproc *p = &m->procs[k->proc];
-			int tid = k->tid > 0 ? k->tid : p->pid;
-			instant(f, first, p->pid, tid, 't', mark_cat[k->kind],
-				name, k->t);
+			int P = ids->proc[k->proc], tid = P;
+			int th = k->tid > 0 && k->tid != p->pid
+					 ? rpt_thread_index(m, k->tid)
+					 : -1;
+			if (th >= 0 && m->threads[th].proc == k->proc)
+				tid = ids->thread[th];
+			instant(f, first, P, tid, 't', mark_cat[k->kind], name,
+				k->t);
 		}
 		fprintf(f, ",\"args\":{\"line\":%lu", k->line);
 		if (k->kind == MK_STACK || k->kind == MK_ESCAPE) {
@@ -289,9 +350,15 @@ int corral_report_perfetto(const struct corral_report *m, FILE *f)
 	fputs(",\"command\":", f);
 	out_argv_json(f, m->command, m->command_len, m->command_argc, A);
 	fputs("},\"traceEvents\":[", f);
-	procs(m, f, &first);
-	flows(m, f, &first);
-	marks(m, f, &first);
+	struct ids ids;
+	if (ids_init(&ids, m) < 0) {
+		ids_free(&ids);
+		return -12;
+	}
+	procs(m, &ids, f, &first);
+	flows(m, &ids, f, &first);
+	marks(m, &ids, f, &first);
+	ids_free(&ids);
 	fputs("\n]}\n", f);
 	return ferror(f) ? -5 : 0;
 }

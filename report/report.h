@@ -187,6 +187,10 @@ struct pidmap {
 	size_t cap, n;
 };
 
+/* The value for key k (not 0), or -1; 0 or -ENOMEM. */
+int pm_get(const struct pidmap *m, int k);
+int pm_put(struct pidmap *m, int k, int v);
+
 struct corral_report {
 	char *name;
 	int schema;
