@@ -4,14 +4,108 @@
  * it ended).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 
-static int load(struct jreader *r, const char *name, struct corral_report **out,
-		char *err, size_t errlen)
+/* ------------------------------------------------------- the chain */
+
+static void on_line(const struct corral_journal_line *l, void *arg)
+{
+	struct corral_report *m = arg;
+	if (l->verdict == CORRAL_LINE_UNCHECKED) {
+		m->chain_unchecked++;
+		return;
+	}
+	if (l->verdict == CORRAL_LINE_OK)
+		return;
+	if (m->nbad == m->bad_cap) {
+		size_t cap = m->bad_cap ? m->bad_cap * 2 : 16;
+		struct rbad *b = realloc(m->bad, cap * sizeof(*b));
+		if (!b)
+			return;
+		m->bad = b;
+		m->bad_cap = cap;
+	}
+	m->bad[m->nbad++] =
+		(struct rbad){.line = l->lineno, .verdict = (int)l->verdict};
+}
+
+/*
+ * The journal's own check (docs/journal.md, tracer/chain.c) first: which
+ * lines were changed, inserted, removed or reordered. The report then
+ * shows every line it can read and marks those. A file is checked in
+ * place (mapped); a pipe cannot be read twice and is not checked.
+ */
+/*
+ * Does the first line carry a digest? A journal without one (schema 1,
+ * or not a journal) is not handed to the check, which would read it all
+ * to find out.
+ */
+static bool first_line_has_digest(const char *p, size_t n)
+{
+	const char *nl = memchr(p, '\n', n);
+	if (nl)
+		n = (size_t)(nl - p);
+	return memmem(p, n, "\"h\":\"", 5) != NULL;
+}
+
+static void check_chain(struct corral_report *m, int fd, const char *buf,
+			size_t len)
+{
+	struct corral_journal_check chk;
+	memset(&chk, 0, sizeof(chk));
+	chk.on_line = on_line;
+	chk.arg = m;
+	int e;
+	if (fd >= 0) {
+		struct stat st;
+		off_t pos = lseek(fd, 0, SEEK_CUR);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || pos < 0) {
+			m->chain = CHAIN_PIPE;
+			return;
+		}
+		char head[65536];
+		ssize_t n = pread(fd, head, sizeof(head), pos);
+		if (n <= 0 || !first_line_has_digest(head, (size_t)n)) {
+			m->chain = CHAIN_NONE;
+			return;
+		}
+		e = corral_journal_verify_fd(fd, &chk);
+		if (lseek(fd, pos, SEEK_SET) < 0)
+			e = -EIO;
+	} else {
+		if (!first_line_has_digest(buf, len)) {
+			m->chain = CHAIN_NONE;
+			return;
+		}
+		e = corral_journal_verify(buf, len, &chk);
+	}
+	if (e < 0) {
+		/* no line has a digest (schema 1), or unreadable: the
+		 * report's own reading says what is wrong */
+		m->nbad = 0;
+		m->chain = CHAIN_NONE;
+		return;
+	}
+	m->chain_first_bad = chk.first_bad;
+	snprintf(m->chain_why, sizeof(m->chain_why), "%s", chk.why);
+	if (m->nbad)
+		m->chain = CHAIN_BROKEN;
+	else if (!chk.keyed || m->chain_unchecked)
+		m->chain = CHAIN_UNCHECKED;
+	else
+		m->chain = CHAIN_INTACT;
+}
+
+static int load(struct jreader *r, const char *name, int fd, const char *buf,
+		size_t len, struct corral_report **out, char *err,
+		size_t errlen)
 {
 	char dummy[8];
 	if (!err) {
@@ -26,6 +120,7 @@ static int load(struct jreader *r, const char *name, struct corral_report **out,
 		return -ENOMEM;
 	}
 	m->name = strdup(name ? name : "-");
+	check_chain(m, fd, buf, len);
 	int e = rpt_build(m, r, err, errlen);
 	jr_close(r);
 	if (e < 0) {
@@ -42,7 +137,7 @@ int corral_report_load(int fd, const char *name, struct corral_report **out,
 	struct jreader r;
 	if (jr_open_fd(&r, fd) < 0)
 		return -ENOMEM;
-	return load(&r, name, out, errbuf, errlen);
+	return load(&r, name, fd, NULL, 0, out, errbuf, errlen);
 }
 
 int corral_report_load_buffer(const char *buf, size_t len, const char *name,
@@ -51,7 +146,7 @@ int corral_report_load_buffer(const char *buf, size_t len, const char *name,
 {
 	struct jreader r;
 	jr_open_mem(&r, buf, len);
-	return load(&r, name, out, errbuf, errlen);
+	return load(&r, name, -1, buf, len, out, errbuf, errlen);
 }
 
 const char *corral_report_note(const struct corral_report *r, size_t i,
@@ -80,6 +175,7 @@ void corral_report_free(struct corral_report *m)
 	}
 	for (size_t i = 0; i < m->nnotes; i++)
 		free(m->notes[i].msg);
+	free(m->bad);
 	free(m->procs);
 	free(m->execs);
 	free(m->threads);

@@ -123,20 +123,14 @@ void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 	m->notes[m->nnotes++] = (struct rnote){.line = line, .msg = s};
 }
 
-bool rpt_line_altered(struct corral_report *m, unsigned long line,
-		      const char *bytes, size_t len)
+int rpt_line_altered(struct corral_report *m, unsigned long line)
 {
-	/*
-	 * The hook for the journal's chain check (issue 10: an "h" key per
-	 * line, `corral verify`). When the library offers a verify API that
-	 * can be fed line by line, call it here; a line it rejects is then
-	 * shown and marked (MK_ALTERED), never dropped.
-	 */
-	(void)m;
-	(void)line;
-	(void)bytes;
-	(void)len;
-	return false;
+	/* verdicts come in line order, and so do the lines */
+	while (m->bad_next < m->nbad && m->bad[m->bad_next].line < line)
+		m->bad_next++;
+	if (m->bad_next < m->nbad && m->bad[m->bad_next].line == line)
+		return m->bad[m->bad_next].verdict;
+	return -1;
 }
 
 /* A string array (argv) as NUL-separated bytes. */
@@ -827,6 +821,14 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			}
 			started = true;
 			ev_start(m, d, o, t);
+			int v = rpt_line_altered(m, line);
+			if (v >= 0) {
+				m->altered_lines++;
+				int k = add_mark(m, MK_ALTERED, t, -1, 0, line);
+				if (k >= 0)
+					m->marks[k].text = strdup(
+						corral_line_verdict_name(v));
+			}
 			if (m->schema > CORRAL_JOURNAL_SCHEMA + 1)
 				rpt_note(m, line,
 					 "schema %d is newer than this report "
@@ -838,11 +840,18 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 		m->events++;
 		if (t > m->t_last)
 			m->t_last = t;
-		if (rpt_line_altered(m, line, r->lp, r->llen)) {
-			m->altered_lines++;
-			add_mark(m, MK_ALTERED, t, -1, 0, line);
-		}
 		int e = event(m, d, o, ev, t, line);
+		int v = rpt_line_altered(m, line);
+		if (v >= 0 && e >= 0) {
+			/* shown as read, and marked on its process */
+			m->altered_lines++;
+			int pid = num_i(d, o, "pid");
+			int p = pid > 0 ? proc_of(m, pid) : -1;
+			int k = add_mark(m, MK_ALTERED, t, p, pid, line);
+			if (k >= 0)
+				m->marks[k].text =
+					strdup(corral_line_verdict_name(v));
+		}
 		if (e < 0) {
 			snprintf(err, errlen, "line %lu: %s", line,
 				 strerror(-e));
@@ -861,6 +870,21 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			 "no end line: corral was killed (or is still running) "
 			 "after line %lu; this is what it wrote",
 			 m->lines);
+	if (m->chain == CHAIN_BROKEN)
+		rpt_note(m, m->chain_first_bad,
+			 "the digest chain is broken (%zu line(s); they are "
+			 "shown as read, marked altered): %s",
+			 m->nbad, m->chain_why);
+	else if (m->chain == CHAIN_UNCHECKED)
+		rpt_note(m, 0,
+			 "the digest chain could not be checked (%lu line(s)): "
+			 "no key (a run without its end line, or a "
+			 "--journal-key run: corral verify --key)",
+			 m->chain_unchecked);
+	else if (m->chain == CHAIN_PIPE && m->schema >= 2)
+		rpt_note(m, 0,
+			 "the digest chain was not checked (read from a pipe: "
+			 "corral verify checks it)");
 	if (m->unknown_events)
 		rpt_note(m, 0,
 			 "%lu event(s) of a type this report does not "

@@ -239,6 +239,16 @@ struct corral_report {
 	char *end_extra; /* raw JSON of end keys this reader does not know */
 	bool cut;	 /* the last line was cut */
 	unsigned long cut_line;
+	/* the digest chain (schema 2), checked before the lines are read */
+	struct rbad {
+		unsigned long line;
+		int verdict; /* enum corral_line_verdict */
+	} * bad;
+	size_t nbad, bad_cap, bad_next;
+	int chain; /* CHAIN_* */
+	unsigned long chain_unchecked;
+	unsigned long chain_first_bad;
+	char chain_why[256];
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
 	unsigned long how_count[HOW__COUNT];
@@ -246,6 +256,14 @@ struct corral_report {
 
 /* The latest thread with this tid, or -1. */
 int rpt_thread_index(const struct corral_report *m, int tid);
+enum {
+	CHAIN_NONE,	 /* no line carries a digest (schema 1) */
+	CHAIN_INTACT,	 /* every line checked and in order */
+	CHAIN_BROKEN,	 /* lines changed, inserted, removed... (m->bad) */
+	CHAIN_UNCHECKED, /* digests, but no key (a run without its end) */
+	CHAIN_PIPE,	 /* not checked: read from a pipe */
+};
+
 /* Build the model from a reader; 0, or -EINVAL with err naming the line. */
 int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 	      size_t errlen);
@@ -253,12 +271,11 @@ void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Hook for the journal chain check (issue 10): true when line `line`
- * (whose bytes are given) fails the chain. Until a verify API exists this
- * returns false; see docs/report.md.
+ * The journal chain check (corral_journal_verify, api.c) ran before the
+ * lines are read; the verdict of line `line` when it failed the chain
+ * (changed, inserted, lines removed before it...), else -1.
  */
-bool rpt_line_altered(struct corral_report *m, unsigned long line,
-		      const char *bytes, size_t len);
+int rpt_line_altered(struct corral_report *m, unsigned long line);
 
 /* -------------------------------------------------------------- output */
 

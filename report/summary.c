@@ -386,9 +386,26 @@ static void summary_text(const struct ctx *c)
 		    "corral found its journal changed on disk "
 		    "before the end line (corral verify names "
 		    "the line)");
-	if (m->altered_lines)
-		row(c, "altered", "%lu lines fail the chain check",
-		    m->altered_lines);
+	switch (m->chain) {
+	case CHAIN_INTACT:
+		row(c, "chain", "intact: every line's digest checked");
+		break;
+	case CHAIN_BROKEN:
+		row(c, "chain",
+		    "BROKEN: %zu line(s) altered, removed or "
+		    "reordered; %s",
+		    m->nbad, m->chain_why);
+		break;
+	case CHAIN_UNCHECKED:
+		row(c, "chain", "not checked: no key (corral verify --key)");
+		break;
+	case CHAIN_PIPE:
+		if (m->schema >= 2)
+			row(c, "chain",
+			    "not checked: read from a pipe "
+			    "(corral verify)");
+		break;
+	}
 
 	int idx[TOP_N];
 	int n = top(m, life, idx);
@@ -421,6 +438,25 @@ static void summary_text(const struct ctx *c)
 	list_how(c, "no exit seen", HOW_UNKNOWN);
 	list_marks(c, "escapes", MK_ESCAPE, m->n_escapes);
 	list_marks(c, "stacks", MK_STACK, m->n_stacks);
+	if (m->altered_lines) {
+		heading(c, "altered lines (shown as read)", m->altered_lines);
+		size_t k = 0;
+		for (size_t i = 0; i < m->nmarks && k < LIST_MAX; i++) {
+			const struct rmark *mk = &m->marks[i];
+			if (mk->kind != MK_ALTERED)
+				continue;
+			k++;
+			bullet(c);
+			fprintf(f, "line %lu: %s", mk->line, nz(mk->text, "?"));
+			if (mk->proc >= 0) {
+				fprintf(f, ", about %d ",
+					m->procs[mk->proc].pid);
+				argv_of(c, mk->proc);
+			}
+			fputc('\n', f);
+		}
+		more(c, m->altered_lines);
+	}
 	if (m->nnotes) {
 		heading(c, "notes", m->nnotes + m->notes_dropped);
 		for (size_t i = 0; i < m->nnotes; i++) {
@@ -614,6 +650,18 @@ static void summary_json(const struct ctx *c)
 		fputc('}', f);
 	}
 	fputc(']', f);
+	static const char *const chain_names[] = {"none", "intact", "broken",
+						  "unchecked", "pipe"};
+	jkey(f, "chain", &first);
+	fprintf(f, "{\"state\":\"%s\",\"altered\":[",
+		chain_names[m->chain < 5 ? m->chain : 0]);
+	for (size_t i = 0; i < m->nbad; i++)
+		fprintf(f, "%s{\"line\":%lu,\"verdict\":\"%s\"}", i ? "," : "",
+			m->bad[i].line,
+			corral_line_verdict_name(m->bad[i].verdict));
+	fputs("],\"why\":", f);
+	jstr(f, m->chain == CHAIN_BROKEN ? m->chain_why : NULL);
+	fputc('}', f);
 	jkey(f, "notes", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < m->nnotes; i++) {
