@@ -250,7 +250,7 @@ static void write_error(struct jsink *s, int e)
 /* The digest of the line ending at q[end] ('\n'): ...,"h":"<hex>"}\n */
 static void note_written(struct jsink *s, size_t end)
 {
-	if (end >= CHAIN_HEX + 2 &&
+	if (end >= CHAIN_HEX + 8 &&
 	    !memcmp(s->q + end - 2, "\"}", 2) &&
 	    !memcmp(s->q + end - 2 - CHAIN_HEX - 6, ",\"h\":\"", 6)) {
 		memcpy(s->last_h, s->q + end - 2 - CHAIN_HEX, CHAIN_HEX);
@@ -356,10 +356,20 @@ void jsink_put(struct jsink *s, const char *line, size_t n, bool later)
 		return;
 	}
 	if (s->len + n > s->cap) {
-		if (s->head) { /* make room at the front first */
-			memmove(s->q, s->q + s->head, s->len - s->head);
-			s->len -= s->head;
-			s->head = 0;
+		/*
+		 * Make room at the front first, keeping all of a line that
+		 * went out in part: its digest is read from it once it is
+		 * done (note_written).
+		 */
+		size_t keep = s->head;
+		if (s->partial) {
+			const char *nl = memrchr(s->q, '\n', s->head);
+			keep = nl ? (size_t)(nl - s->q) + 1 : 0;
+		}
+		if (keep) {
+			memmove(s->q, s->q + keep, s->len - keep);
+			s->len -= keep;
+			s->head -= keep;
 		}
 		if (s->len + n > s->cap) {
 			size_t cap = s->cap ? s->cap : 4096;

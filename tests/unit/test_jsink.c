@@ -202,6 +202,54 @@ static void test_reader_gone(void **state)
 	rig_close(&r);
 }
 
+/* A line as the chain ends it: ...,"h":"<64 hex>"}\n (h from i). */
+static char *sealed(int i, size_t len)
+{
+	char *l = line(i, len);
+	char h[65];
+	for (int k = 0; k < 64; k++)
+		h[k] = "0123456789abcdef"[(i * 7 + k) % 16];
+	h[64] = 0;
+	snprintf(l + len - 73, 74, ",\"h\":\"%s\"}\n", h);
+	return l;
+}
+
+/*
+ * The digest of the last line that went out whole is known at every
+ * instant, also when a line went out in parts and the queue was compacted
+ * under it (the end line chains on it).
+ */
+static void test_last_digest(void **state)
+{
+	struct rig r;
+	rig_open(&r, 1 << 20);
+	for (int i = 0; i < 120; i++) {
+		char *l = sealed(i, i % 10 == 3 ? 9000 : 90 + (size_t)(i % 5) * 40);
+		jsink_put(&r.s, l, strlen(l), false);
+		free(l);
+		/* Read (all of the one-page pipe) now and then only, so that
+		 * lines queue up, go out in parts and the queue compacts. */
+		if (i % 3 == 0 && rig_read(&r)) {
+			/* the last whole line the reader has, and its digest */
+			char *end = r.got + r.ngot;
+			while (end > r.got && end[-1] != '\n')
+				end--;
+			if (end - r.got >= 72) {
+				assert_memory_equal(r.s.last_h, end - 67, 64);
+			}
+		}
+	}
+	while (r.s.head < r.s.len) {
+		rig_read(&r);
+		jsink_flush(&r.s);
+	}
+	while (rig_read(&r))
+		;
+	assert_int_equal(r.s.written, 120);
+	assert_memory_equal(r.s.last_h, r.got + r.ngot - 67, 64);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -211,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_long_line_in_parts),
 		cmocka_unit_test(test_later_waits_for_flush),
 		cmocka_unit_test(test_reader_gone),
+		cmocka_unit_test(test_last_digest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
