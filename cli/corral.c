@@ -551,6 +551,9 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	int code = res.exit_code;
 	if (r < 0 || res.exec_failed || res.sandbox_failed)
 		return code;
+	/* --journal-strict: a journal that lost a line fails the run. */
+	if (cfg.journal_strict && (res.journal_lost || res.journal_intact == 0))
+		return CORRAL_EXIT_INTERNAL;
 	if (res.reason == CORRAL_REASON_TIMEOUT && o.preserve_status)
 		return WIFSIGNALED(res.status) ? 128 + WTERMSIG(res.status)
 					       : WEXITSTATUS(res.status);

@@ -32,6 +32,7 @@ struct journal {
 	struct chain chain;
 	struct sbuf buf;
 	bool strict;
+	bool strict_fired; /* journal_take_loss() said so, once per run */
 	bool ended;	 /* the end line went out (or was lost) */
 	int intact;	 /* chain_check_own() at the end */
 	char why[160];	 /* ...and why not */
@@ -89,9 +90,13 @@ void journal_flush(struct corral *c)
 bool journal_take_loss(struct corral *c)
 {
 	struct journal *j = c->journal;
-	if (!j || !j->strict || !j->sink.loss)
+	/*
+	 * Once: ending the tree writes lines too (ending, end), which a
+	 * journal that is failing loses again.
+	 */
+	if (!j || !j->strict || j->strict_fired || !j->sink.loss)
 		return false;
-	j->sink.loss = false;
+	j->strict_fired = true;
 	return true;
 }
 

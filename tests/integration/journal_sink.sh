@@ -95,6 +95,18 @@ read_now "$R" >"$T/stalled2.out"
 exec {R}<&-
 jlines_ok "$T/stalled2.out" "what the stalled reader got"
 
+RUN_LABEL="stalled FIFO reader, small queue, --journal-strict"
+mkfifo "$T/stalled3"
+exec {R}<>"$T/stalled3"
+start -- "$CORRAL" run -j "$T/stalled3" --journal-strict --journal-queue 4K -k 0.2 -- sh -c "$LOOP"
+finish 30
+expect_rc 125 "--journal-strict: the first dropped line ends the run"
+expect_grep 'the reader is too slow' "$ERRF" "the drop is said"
+end_run
+read_now "$R" >"$T/stalled3.out"
+exec {R}<&-
+jlines_ok "$T/stalled3.out" "what the stalled reader got (strict)"
+
 RUN_LABEL="a reader that drains late gets every line"
 mkfifo "$T/late"
 exec {R}<>"$T/late"
