@@ -435,8 +435,8 @@ int corral_wait(struct corral *c);
  * call corral_step(c, 0), which does not block. It becomes readable when
  * the kernel has news (SIGCHLD, a handled signal), when a deadline
  * (timeout, grace) is due, and right away when the loop has work left
- * over, and when the pty relay or the live socket (live_socket) has I/O;
- * corral_step() clears it. Created at the first call (an epoll descriptor
+ * over, when the pty relay or the live socket (live_socket) has I/O, and
+ * when a stalled journal reader takes lines again; corral_step() clears it. Created at the first call (an epoll descriptor
  * owned by the supervisor: do not close it), valid until corral_free().
  */
 int corral_fd(struct corral *c);

@@ -3,7 +3,8 @@
  *
  * An epoll descriptor over what corral_step() itself would sleep on: the
  * signalfd (SIGCHLD and the signals corral acts on), the pty relay's and
- * the live socket's descriptors, and a timerfd. After each step the set is
+ * the live socket's descriptors, the journal's when its reader stalled,
+ * and a timerfd. After each step the set is
  * brought up to date (those descriptors come and go) and the timer is
  * armed for the nearest deadline (timeout, grace), or "now" when the step
  * left work that needs no news from the kernel (a drain not yet done,
@@ -27,7 +28,7 @@
 #include "internal.h"
 #include "pollfd.h"
 
-#define MAX_EXTRA 12 /* pty (3), live (5), and room */
+#define MAX_EXTRA 12 /* pty (3), live (5), journal (1), and room */
 
 struct corral_pollfd {
 	int ep;	 /* what the caller polls */
@@ -50,6 +51,7 @@ static bool sync_extra(struct corral *c, struct corral_pollfd *p)
 	struct pollfd want[MAX_EXTRA];
 	int n = pty_pollfds(c, want);
 	n += live_pollfds(c, want + n);
+	n += journal_pollfd(c, want + n); /* a stalled journal reader */
 	bool all = true;
 	for (int i = 0; i < p->nextra; i++) {
 		bool kept = false;

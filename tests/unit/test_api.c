@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -529,6 +530,89 @@ static void test_fd_live(void **state)
 	assert_non_null(strstr(k.reply, "sleep 100"));
 }
 
+/*
+ * A journal reader that stalls, then reads again, while the caller sleeps
+ * in its own poll(): the lines queued meanwhile reach it through
+ * corral_fd(). The command makes far more journal than a pipe holds, then
+ * sleeps: once it sleeps, only the journal's descriptor can wake the loop.
+ */
+static int journal_execs(const char *buf, size_t len)
+{
+	static const char key[] = "\"event\":\"exec\"";
+	int n = 0;
+	const char *p = buf, *e = buf + len;
+	while ((p = memmem(p, (size_t)(e - p), key, sizeof(key) - 1))) {
+		n++;
+		p += sizeof(key) - 1;
+	}
+	return n;
+}
+
+static void test_fd_journal(void **state)
+{
+	static const char *const argv[] = {
+		"/bin/sh", "-c",
+		"i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done; "
+		"exec sleep 100",
+		NULL};
+	bool running = false;
+	int jp[2];
+	assert_int_equal(pipe2(jp, O_CLOEXEC | O_NONBLOCK), 0);
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.stacks = 0;
+	cfg.kill_after = 0;
+	cfg.journal_fd = jp[1];
+	cfg.on_event = saw_sleep;
+	cfg.on_event_arg = &running;
+	struct corral *c;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(corral_spawn(c), 0);
+	int fd = corral_fd(c);
+	assert_true(fd >= 0);
+	size_t cap = 1 << 22, len = 0;
+	char *buf = malloc(cap);
+	assert_non_null(buf);
+	bool asked = false;
+	int r;
+	do {
+		/* Nobody reads the journal until the command sleeps. */
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = jp[0], .events = POLLIN}};
+		int np = poll(p, running ? 2 : 1, 30000); /* safety net */
+		assert_true(np > 0);
+		if (running && (p[1].revents & POLLIN)) {
+			ssize_t n;
+			while (len < cap &&
+			       (n = read(jp[0], buf + len, cap - len)) > 0)
+				len += (size_t)n;
+			/* 402 execs: sh, 400 x true, sleep. */
+			if (!asked && journal_execs(buf, len) == 402) {
+				corral_request_end(c, CORRAL_REASON_REQUEST);
+				asked = true;
+			}
+		}
+		/* Only when corral_fd() says so: the contract under test. */
+		r = (p[0].revents & POLLIN) ? corral_step(c, 0) : 1;
+	} while (r > 0);
+	assert_int_equal(r, 0);
+	assert_true(asked);
+	assert_true(len > 65536); /* more than the pipe holds: it stalled */
+	struct corral_result res;
+	corral_result(c, &res);
+	assert_int_equal(res.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(res.execs, 402);
+	assert_int_equal(res.journal_lost, 0);
+	assert_int_equal(corral_free(c), 0);
+	close(jp[1]);
+	free(buf);
+	close(jp[0]);
+	no_child_left();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_fd_deadline),
 		cmocka_unit_test(test_fd_pty),
 		cmocka_unit_test(test_fd_live),
+		cmocka_unit_test(test_fd_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
