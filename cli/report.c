@@ -124,6 +124,9 @@ int corral_report_main(int argc, char **argv)
 			return bad_usage("unknown option", argv[optind - 1]);
 		}
 	}
+	/* a trace or page written to stdout is the whole output */
+	if ((perfetto && !strcmp(perfetto, "-")) || (html && !strcmp(html, "-")))
+		quiet = true;
 	if (optind != argc - 1)
 		return bad_usage(optind < argc ? "one journal only"
 					       : "which journal? (- for stdin)",

@@ -33,6 +33,13 @@ if j_valid "$j"; then
 	fi
 fi
 
+RUN_LABEL="to stdout"
+# --perfetto - : the trace is the whole of stdout (no summary mixed in)
+if [ -s "$T/trace.json" ]; then
+	"$CORRAL" report --perfetto - "$j" >"$T/stdout.json" 2>/dev/null || fail "report --perfetto - failed"
+	python3 "$CHECK" "$T/stdout.json" "$j" >"$T/check" 2>&1 || { fail "trace on stdout: check failed"; head -5 "$T/check" >&2; }
+fi
+
 RUN_LABEL="reused pids"
 # pid 12 is a thread of 11, then a process; 11 is reused too: every track
 # still has one owner (the later users get ids above pid_max)
