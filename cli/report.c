@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	      "                     (ui.perfetto.dev, chrome://tracing)\n"
 	      "  --html FILE        write a self-contained HTML timeline\n"
 	      "  -q, --quiet        no summary (with --perfetto or --html)\n"
+	      "      --key FILE     the run's --journal-key, to check the\n"
+	      "                     digest chain of such a journal\n"
 	      "\n"
 	      "Exit status: 0; 2 the journal cannot be read; 125 bad usage.\n",
 	      f);
@@ -46,6 +48,34 @@ static int bad_usage(const char *msg, const char *arg)
 		arg ? arg : "");
 	fprintf(stderr, "Try 'corral report --help' for more information.\n");
 	return CORRAL_EXIT_INTERNAL;
+}
+
+/* The key file, as `corral verify --key` reads it (at most KEY_MAX bytes). */
+#define KEY_MAX 4096
+static int read_key(const char *path, unsigned char *key, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "corral: report: key %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, key + n, KEY_MAX + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (n += (size_t)r) > KEY_MAX)
+			break;
+	}
+	close(fd);
+	if (n == 0 || n > KEY_MAX) {
+		fprintf(stderr, "corral: report: key %s: %s\n", path,
+			n ? "longer than 4096 bytes" : "empty or unreadable");
+		return -1;
+	}
+	*len = n;
+	return 0;
 }
 
 static int write_out(const struct corral_report *r, const char *path,
@@ -73,7 +103,7 @@ static int write_out(const struct corral_report *r, const char *path,
 
 int corral_report_main(int argc, char **argv)
 {
-	enum { O_PERFETTO = 256, O_HTML, O_FORMAT, O_JSON };
+	enum { O_PERFETTO = 256, O_HTML, O_FORMAT, O_JSON, O_KEY };
 	static const struct option opts[] = {
 		{"tree", no_argument, NULL, 't'},
 		{"format", required_argument, NULL, O_FORMAT},
@@ -81,12 +111,13 @@ int corral_report_main(int argc, char **argv)
 		{"perfetto", required_argument, NULL, O_PERFETTO},
 		{"html", required_argument, NULL, O_HTML},
 		{"quiet", no_argument, NULL, 'q'},
+		{"key", required_argument, NULL, O_KEY},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	bool tree = false, quiet = false;
 	enum corral_report_format fmt = CORRAL_REPORT_TEXT;
-	const char *perfetto = NULL, *html = NULL;
+	const char *perfetto = NULL, *html = NULL, *keyfile = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -120,12 +151,16 @@ int corral_report_main(int argc, char **argv)
 		case O_HTML:
 			html = optarg;
 			break;
+		case O_KEY:
+			keyfile = optarg;
+			break;
 		default:
 			return bad_usage("unknown option", argv[optind - 1]);
 		}
 	}
 	/* a trace or page written to stdout is the whole output */
-	if ((perfetto && !strcmp(perfetto, "-")) || (html && !strcmp(html, "-")))
+	if ((perfetto && !strcmp(perfetto, "-")) ||
+	    (html && !strcmp(html, "-")))
 		quiet = true;
 	if (optind != argc - 1)
 		return bad_usage(optind < argc ? "one journal only"
@@ -139,10 +174,21 @@ int corral_report_main(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
+	struct corral_report_options ro = {.size = sizeof(ro)};
+	unsigned char key[KEY_MAX + 1];
+	if (keyfile) {
+		if (read_key(keyfile, key, &ro.keylen) < 0) {
+			if (fd != STDIN_FILENO)
+				close(fd);
+			return CORRAL_EXIT_INTERNAL;
+		}
+		ro.key = key;
+	}
 	char err[512];
 	struct corral_report *r;
-	int e = corral_report_load(fd, strcmp(path, "-") ? path : "(stdin)", &r,
-				   err, sizeof(err));
+	int e = corral_report_load_opts(fd,
+					strcmp(path, "-") ? path : "(stdin)",
+					&ro, &r, err, sizeof(err));
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (e < 0) {

@@ -752,6 +752,20 @@ int corral_report_load(int fd, const char *name, struct corral_report **out,
 int corral_report_load_buffer(const char *buf, size_t len, const char *name,
 			      struct corral_report **out, char *errbuf,
 			      size_t errlen);
+/* What a load can be told; size first, new fields appended at the end. */
+struct corral_report_options {
+	size_t size; /* sizeof(struct corral_report_options) the caller knows */
+	/* The key a run was given with --journal-key (the file's bytes), to
+	 * check the digest chain of such a run; NULL: the key each run's end
+	 * line discloses. */
+	const unsigned char *key;
+	size_t keylen;
+};
+/* corral_report_load() with options (opts may be NULL). */
+int corral_report_load_opts(int fd, const char *name,
+			    const struct corral_report_options *opts,
+			    struct corral_report **out, char *errbuf,
+			    size_t errlen);
 /* The summary; the process tree (as `corral run --tree` prints it). */
 int corral_report_summary(const struct corral_report *r, FILE *f,
 			  enum corral_report_format fmt);

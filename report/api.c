@@ -56,10 +56,14 @@ static bool first_line_has_digest(const char *p, size_t n)
 }
 
 static void check_chain(struct corral_report *m, int fd, const char *buf,
-			size_t len)
+			size_t len, const struct corral_report_options *o)
 {
 	struct corral_journal_check chk;
 	memset(&chk, 0, sizeof(chk));
+	if (o && o->key && o->keylen) {
+		chk.key = o->key;
+		chk.keylen = o->keylen;
+	}
 	chk.on_line = on_line;
 	chk.arg = m;
 	int e;
@@ -104,8 +108,8 @@ static void check_chain(struct corral_report *m, int fd, const char *buf,
 }
 
 static int load(struct jreader *r, const char *name, int fd, const char *buf,
-		size_t len, struct corral_report **out, char *err,
-		size_t errlen)
+		size_t len, const struct corral_report_options *o,
+		struct corral_report **out, char *err, size_t errlen)
 {
 	char dummy[8];
 	if (!err) {
@@ -120,7 +124,7 @@ static int load(struct jreader *r, const char *name, int fd, const char *buf,
 		return -ENOMEM;
 	}
 	m->name = strdup(name ? name : "-");
-	check_chain(m, fd, buf, len);
+	check_chain(m, fd, buf, len, o);
 	int e = rpt_build(m, r, err, errlen);
 	jr_close(r);
 	if (e < 0) {
@@ -137,7 +141,7 @@ int corral_report_load(int fd, const char *name, struct corral_report **out,
 	struct jreader r;
 	if (jr_open_fd(&r, fd) < 0)
 		return -ENOMEM;
-	return load(&r, name, fd, NULL, 0, out, errbuf, errlen);
+	return load(&r, name, fd, NULL, 0, NULL, out, errbuf, errlen);
 }
 
 int corral_report_load_buffer(const char *buf, size_t len, const char *name,
@@ -146,7 +150,25 @@ int corral_report_load_buffer(const char *buf, size_t len, const char *name,
 {
 	struct jreader r;
 	jr_open_mem(&r, buf, len);
-	return load(&r, name, -1, buf, len, out, errbuf, errlen);
+	return load(&r, name, -1, buf, len, NULL, out, errbuf, errlen);
+}
+
+int corral_report_load_opts(int fd, const char *name,
+			    const struct corral_report_options *opts,
+			    struct corral_report **out, char *errbuf,
+			    size_t errlen)
+{
+	/* a caller built against an older, shorter struct: the rest is 0 */
+	struct corral_report_options o;
+	memset(&o, 0, sizeof(o));
+	if (opts)
+		memcpy(&o, opts,
+		       opts->size < sizeof(o) ? opts->size : sizeof(o));
+	o.size = sizeof(o);
+	struct jreader r;
+	if (jr_open_fd(&r, fd) < 0)
+		return -ENOMEM;
+	return load(&r, name, fd, NULL, 0, &o, out, errbuf, errlen);
 }
 
 const char *corral_report_note(const struct corral_report *r, size_t i,

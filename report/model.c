@@ -879,7 +879,7 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 		rpt_note(m, 0,
 			 "the digest chain could not be checked (%lu line(s)): "
 			 "no key (a run without its end line, or a "
-			 "--journal-key run: corral verify --key)",
+			 "--journal-key run: corral report --key FILE)",
 			 m->chain_unchecked);
 	else if (m->chain == CHAIN_PIPE && m->schema >= 2)
 		rpt_note(m, 0,

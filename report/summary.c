@@ -397,7 +397,7 @@ static void summary_text(const struct ctx *c)
 		    m->nbad, m->chain_why);
 		break;
 	case CHAIN_UNCHECKED:
-		row(c, "chain", "not checked: no key (corral verify --key)");
+		row(c, "chain", "not checked: no key (--key FILE)");
 		break;
 	case CHAIN_PIPE:
 		if (m->schema >= 2)

@@ -4,7 +4,8 @@
 # JSON) the report still shows the run, names that line as altered and
 # agrees with `corral verify` (the independent witness, run on the same
 # file); a removed line marks the line after the gap; a journal read from
-# a pipe is said to be unchecked; the page flags altered lines.
+# a pipe is said to be unchecked; a --journal-key run is checked with
+# --key (and fails with another key); the page flags altered lines.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture forktree
@@ -55,6 +56,25 @@ RUN_LABEL="pipe"
 cat "$j" | "$CORRAL" report - >"$T/pipe.out" 2>"$T/pipe.err"
 expect_eq "$?" 0 "report from a pipe"
 grep -q 'not checked (read from a pipe' "$T/pipe.err" || fail "pipe: no note: $(cat "$T/pipe.err")"
+
+RUN_LABEL="--journal-key run"
+head -c 32 /dev/urandom >"$T/key"
+jk=$T/j.key
+run -- "$CORRAL" run -q -j "$jk" --journal-key "$T/key" -- "$FIX/forktree" 1 1
+expect_rc 0 "forktree with a journal key"
+if j_valid "$jk"; then
+	"$CORRAL" report --json "$jk" 2>/dev/null | jq -r .chain.state >"$T/k0"
+	expect_eq "$(cat "$T/k0")" unchecked "a keyed run without --key"
+	"$CORRAL" report --json --key "$T/key" "$jk" | jq -r .chain.state >"$T/k1"
+	expect_eq "$(cat "$T/k1")" intact "a keyed run with --key"
+	sed '2s/"t":/"t":1/' "$jk" >"$T/jk2"
+	"$CORRAL" report --json --key "$T/key" "$T/jk2" 2>/dev/null |
+		jq -r '.chain.state + " " + (.chain.altered[0].line | tostring)' >"$T/k2"
+	expect_eq "$(cat "$T/k2")" "broken 2" "a keyed run, line 2 edited, with --key"
+	head -c 32 /dev/urandom >"$T/otherkey"
+	"$CORRAL" report --json --key "$T/otherkey" "$jk" 2>/dev/null | jq -r .chain.state >"$T/k3"
+	expect_eq "$(cat "$T/k3")" broken "a keyed run checked with another key"
+fi
 
 RUN_LABEL="page"
 "$CORRAL" report -q --html "$T/e.html" "$T/e.3" 2>/dev/null || fail "report --html of an edited journal"

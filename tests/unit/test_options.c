@@ -294,7 +294,7 @@ static bool other_command_option(const char *name)
 	static const char *const others[] = {"json", "bwrap", "stacks", "help",
 					     "version",
 					     /* corral report */
-					     "format", "perfetto", "html"};
+					     "format", "perfetto", "html", "key"};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		if (!strcmp(name, others[i]))
 			return true;
