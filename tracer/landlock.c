@@ -55,7 +55,13 @@ int landlock_abi(void)
 int landlock_plan(enum corral_boundary want, bool sandboxed,
 		  struct landlock_plan *out, char *err, size_t errlen)
 {
-	int abi = landlock_abi();
+	return landlock_plan_abi(landlock_abi(), want, sandboxed, out, err,
+				 errlen);
+}
+
+int landlock_plan_abi(int abi, enum corral_boundary want, bool sandboxed,
+		      struct landlock_plan *out, char *err, size_t errlen)
+{
 	*out = (struct landlock_plan){.abi = abi > 0 ? abi : 0};
 	if (want == CORRAL_BOUNDARY_SECCOMP)
 		return 0;

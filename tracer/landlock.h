@@ -45,6 +45,10 @@ int landlock_abi(void);
 int landlock_plan(enum corral_boundary want, bool sandboxed,
 		  struct landlock_plan *out, char *err, size_t errlen);
 
+/* The same for a given ABI (landlock_abi()'s answer): the tests' entry. */
+int landlock_plan_abi(int abi, enum corral_boundary want, bool sandboxed,
+		      struct landlock_plan *out, char *err, size_t errlen);
+
 /* "landlock" (full scoping), "landlock-ptrace" or "seccomp". */
 const char *landlock_boundary_name(const struct landlock_plan *p);
 
