@@ -122,9 +122,16 @@ class Bench:
             if self.sandbox and sandbox_ok:
                 # The workspace (default: cwd) is writable in the sandbox;
                 # bench programs are outside it, so bind them read-only.
+                # As root the sandbox runs as the workspace's owner and
+                # refuses a root-owned workspace (docs/sandbox.md): give it
+                # one owned by nobody, the user it would pick anyway. It
+                # must not lie under the read-only bind of the programs.
+                ws = []
+                if os.geteuid() == 0:
+                    ws = ['--workspace', self.sandbox_workspace()]
                 c.append(('corral --sandbox',
                           [self.corral, 'run', '-q', '--sandbox',
-                           '--ro-bind', self.bin, '--']))
+                           '--ro-bind', self.bin] + ws + ['--']))
         if self.strace:
             c.append(('strace', [self.strace, '-f', '-qq', '-e', 'trace=none',
                                  '-o', '/dev/null']))
@@ -183,6 +190,25 @@ class Bench:
 
     # -- 1. overhead --------------------------------------------------------
 
+    def give_to_nobody(self, d):
+        """As root, hand a workspace to nobody (see overhead_contenders)."""
+        if os.geteuid() != 0:
+            return
+        import pwd
+        pw = pwd.getpwnam('nobody')
+        for top, dirs, files in os.walk(d):
+            for n in [top] + [os.path.join(top, x) for x in dirs + files]:
+                os.chown(n, pw.pw_uid, pw.pw_gid)
+
+    def sandbox_workspace(self):
+        if not getattr(self, 'sbwork', None):
+            import tempfile
+            import atexit
+            self.sbwork = tempfile.mkdtemp(prefix='corral-bench-ws-')
+            atexit.register(shutil.rmtree, self.sbwork, True)
+            self.give_to_nobody(self.sbwork)
+        return self.sbwork
+
     def make_build_tree(self):
         """A few dozen small C files and a Makefile: the parallel build.
         Each file has enough code that cc1 really works (tens of ms)."""
@@ -219,6 +245,7 @@ static unsigned long f%(k)d(unsigned long x)
             f.write('OBJS := $(patsubst %.c,%.o,$(wildcard *.c))\n'
                     'prog: $(OBJS)\n\tcc -o $@ $^\n'
                     '%.o: %.c\n\tcc -O2 -c -o $@ $<\n')
+        self.give_to_nobody(d)
         return d
 
     def overhead(self):
@@ -248,6 +275,9 @@ static unsigned long f%(k)d(unsigned long x)
                 for cname, prefix in self.rotate(contenders, r):
                     pre = list(prefix)
                     if cname == 'corral --sandbox' and workspace:
+                        # Other contenders (root) left objects behind that
+                        # the sandbox's user could not overwrite.
+                        self.give_to_nobody(workspace)
                         # The build needs no bench program, and a read-only
                         # bind of build/bench would cover its workspace.
                         pre = pre[:pre.index('--ro-bind')] + [
