@@ -8,7 +8,7 @@
 # Method and the latest figures: docs/bench.md.
 
 BENCH_DIR   := $(BUILD)/bench
-BENCH_PROGS := floor runner tree threads forkexec storm
+BENCH_PROGS := floor runner tree threads forkexec storm sleepers
 BENCH_BIN   := $(BENCH_PROGS:%=$(BENCH_DIR)/%)
 # Own flags: the bench programs do not link libcorral, and their speed must
 # not depend on how the library is built (asan, -O0...).

@@ -31,11 +31,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = dict(rounds=3, exec_n=1000, build_files=24, threads=5000,
              tree_sizes=[100, 1000, 10000], tree_rounds={10000: 2},
              storm_tree=1000, big_threads=100000, scale_rounds=1,
-             storm_ms=1000, storm_rounds=2)
+             storm_ms=1000, storm_rounds=2,
+             slack_sizes=[1000, 5000], slack_rounds=1)
 FULL = dict(rounds=7, exec_n=1000, build_files=40, threads=20000,
             tree_sizes=[100, 1000, 10000], tree_rounds={10000: 5},
             storm_tree=1000, big_threads=100000, scale_rounds=3,
-            storm_ms=3000, storm_rounds=5)
+            storm_ms=3000, storm_rounds=5,
+            slack_sizes=[1000, 5000, 10000, 20000], slack_rounds=2)
+
+SLACK_GRACE = 0.5       # -k of the slack runs (issue 16's -k 0.5)
+SLACK_CONT_MS = 100     # the member's own SIGCONT period
 
 STORM_WORKERS = 4       # fork-storm workers, in the storm tree and `storm`
 TREE_FANOUT = 2         # binary trees (bench/tree.c)
@@ -57,7 +62,7 @@ class Bench:
         self.out = os.path.abspath(args.out or os.path.join(self.bin, 'out'))
         os.makedirs(self.out, exist_ok=True)
         self.journal = os.path.join(self.out, 'journal.jsonl')
-        self.results = {'overhead': {}, 'ending': {}, 'scale': {},
+        self.results = {'overhead': {}, 'ending': {}, 'scale': {}, 'slack': {},
                         'skipped': [], 'failures': 0}
         self.find_contenders()
 
@@ -403,6 +408,63 @@ static unsigned long f%(k)d(unsigned long x)
         sc['storm'] = {'ms': ms, 'workers': STORM_WORKERS, 'rates': rates,
                        'journal_events_per_s': events}
 
+    # -- 4. deadlines under a burst of statuses ----------------------------
+
+    def slack(self):
+        """The timeout against a member whose every thread reports at once:
+        sleepers -n N -i -c 100 (SIGTERM ignored, a SIGCONT to itself every
+        100 ms, which makes every thread report a PTRACE_EVENT_STOP). The
+        timeout is set past the time the N threads take to exist under
+        corral; a trial whose timeout came before all threads existed is
+        done again with a longer one. From the journal: slack = the
+        `ending` line's t minus the timeout; tail = the `end` line's t
+        minus the `ending` line's t minus the grace."""
+        if not self.corral:
+            return
+        cfg = self.cfg
+        for n in cfg['slack_sizes']:
+            t = 3.0 + 8e-8 * n * n  # creation is superlinear (docs/bench.md)
+            data = {'slack': [], 'tail': [], 'timeout': [], 'ready': [],
+                    'threads': []}
+            log('slack: %d threads, %d rounds' % (n, cfg['slack_rounds']))
+            r = 0
+            tries = 0
+            while r < cfg['slack_rounds'] and tries < cfg['slack_rounds'] + 2:
+                tries += 1
+                res = self.runner(['-w', '-T', str(int(t * 3 + 60))], [
+                    self.corral, 'run', '-q', '-t', '%.1f' % t, '-k',
+                    str(SLACK_GRACE), '--stacks', 'never', '-j', self.journal,
+                    '--', self.prog('sleepers'), '-n', str(n), '-i', '-c',
+                    str(SLACK_CONT_MS)])
+                ev = {}
+                try:
+                    with open(self.journal, 'rb') as f:
+                        for line in f:
+                            if b'"event":"ending"' in line or \
+                                    b'"event":"end"' in line:
+                                j = json.loads(line)
+                                ev[j['event']] = j
+                except (OSError, ValueError):
+                    pass
+                if not res or not res['ok'] or res['left'] or \
+                        'ending' not in ev or 'end' not in ev:
+                    self.results['failures'] += 1
+                    continue
+                if res['ready'] > t - 1 or ev['end'].get('threads', 0) < n:
+                    log('  timeout %.1f s came before the %d threads existed'
+                        ' (ready at %.1f s): again, longer' % (t, n,
+                                                              res['ready']))
+                    t = max(t * 2, res['ready'] * 1.5 + 2)
+                    continue
+                data['slack'].append(ev['ending']['t'] - t)
+                data['tail'].append(ev['end']['t'] - ev['ending']['t']
+                                    - SLACK_GRACE)
+                data['timeout'].append(t)
+                data['ready'].append(res['ready'])
+                data['threads'].append(ev['end'].get('threads', 0))
+                r += 1
+            self.results['slack'][str(n)] = data
+
     # -- report -------------------------------------------------------------
 
     def machine(self):
@@ -537,6 +599,29 @@ static unsigned long f%(k)d(unsigned long x)
                                              max(ev)))
         out('')
 
+        sl = R.get('slack')
+        if sl:
+            out('### 4. Deadlines under bursts (timeout vs %d threads that all'
+                ' report at once, -k %.1f)' % (max(int(k) for k in sl),
+                                             SLACK_GRACE))
+            out('')
+            out('| threads | runs | slack: ending - timeout, ms | spread ms |'
+                ' tail: end - ending - grace, ms | spread ms |'
+                ' threads ready after, s |')
+            out('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+            for k, d in sl.items():
+                if not d['slack']:
+                    out('| %s | 0 | failed | | | | |' % k)
+                    continue
+                out('| %s | %d | %.1f | %.1f..%.1f | %.1f | %.1f..%.1f |'
+                    ' %.1f |' % (k, len(d['slack']),
+                                 statistics.median(d['slack']) * 1e3,
+                                 min(d['slack']) * 1e3, max(d['slack']) * 1e3,
+                                 statistics.median(d['tail']) * 1e3,
+                                 min(d['tail']) * 1e3, max(d['tail']) * 1e3,
+                                 statistics.median(d['ready'])))
+            out('')
+
         out('### Goals')
         out('')
         out('| goal | measured | |')
@@ -592,6 +677,14 @@ static unsigned long f%(k)d(unsigned long x)
             g.append(('10,000 members in at most 32 MiB',
                       '%.1f MiB' % (h / 1024), 'met' if h <= 32 * 1024 else
                       'MISSED by %.1f MiB' % (h / 1024 - 32)))
+        for k, d in R.get('slack', {}).items():
+            if d['slack']:
+                sm, tm = max(d['slack']), max(d['tail'])
+                g.append(('%s threads: ending within 0.5 s of the timeout, '
+                          'exit within grace + 1 s' % k,
+                          'worst slack %.0f ms, worst tail %.0f ms'
+                          % (sm * 1e3, tm * 1e3),
+                          'met' if sm <= 0.5 and tm <= 1.0 else 'MISSED'))
         return g
 
     def chart(self):
@@ -644,13 +737,15 @@ plot "%(dat)s" u 1:2:3:4 w yerrorlines lw 2 pt 7 t "corral stop-all + kill-all",
         t0 = time.monotonic()
         self.results['machine'] = self.machine()
         sections = self.args.only.split(',') if self.args.only else \
-            ['overhead', 'ending', 'scale']
+            ['overhead', 'ending', 'scale', 'slack']
         if 'overhead' in sections:
             self.overhead()
         if 'ending' in sections:
             self.ending()
         if 'scale' in sections:
             self.scale()
+        if 'slack' in sections:
+            self.slack()
         png = self.chart()
         self.results['seconds'] = time.monotonic() - t0
         table = self.report()
@@ -673,7 +768,7 @@ def main():
     ap.add_argument('--quick', action='store_true',
                     help='fewer runs, for a first look (under 2 minutes)')
     ap.add_argument('--rounds', type=int, help='override the rounds')
-    ap.add_argument('--only', help='comma list: overhead,ending,scale')
+    ap.add_argument('--only', help='comma list: overhead,ending,scale,slack')
     ap.add_argument('--out', help='results directory '
                     '(default BUILD/bench/out)')
     args = ap.parse_args()

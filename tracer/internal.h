@@ -91,6 +91,7 @@ struct corral {
 	bool finished; /* the end event has been emitted */
 	bool saw_echild; /* the last drain ended on ECHILD */
 	bool drained;	 /* a drain emptied the kernel's queue: sleep first */
+	bool queue_empty; /* the last collect ended on 0 or ECHILD */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
@@ -98,10 +99,13 @@ struct corral {
 	unsigned pending_sigs; /* bit per signal received, not yet acted on */
 	pid_t pending_from[32];
 
-	struct waited *batch;
+	struct waited *batch; /* batch0, or a larger malloc'd array */
 	size_t batch_cap;
 	/* The resource use of the status being handled (an exit), or NULL. */
 	const struct rusage *wait_ru;
+	struct waited batch0[64];
+	size_t sweep_bucket; /* where the waiter's next sweep starts */
+	double sweep_cost;   /* seconds per waitpid(tid), as measured */
 
 	struct corral_result res;
 	char errmsg[256];
@@ -186,6 +190,12 @@ void ending_tick(struct corral *c); /* grace expired? */
  * first when block. Returns how many, or -ECHILD when no tracee is left.
  */
 int corral_drain(struct corral *c, bool block);
+/*
+ * waiter.c: collect a bounded batch of statuses into c->batch (no
+ * dispatch). Returns how many, or -ECHILD; sets c->queue_empty when the
+ * kernel had nothing more (only then may the loop sleep).
+ */
+int waiter_collect(struct corral *c, bool block);
 /* Sleep until the kernel may have news (SIGCHLD) or timeout seconds. */
 void corral_wait_kernel(struct corral *c, double timeout);
 

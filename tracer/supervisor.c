@@ -29,16 +29,9 @@
 #include "internal.h"
 #include "unwind.h"
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double corral_now(const struct corral *c)
 {
-	return mono() - c->t0;
+	return c->sys->now(c->sys->ctx) - c->t0;
 }
 
 /* The defaults (corral.h); abi.c applies them to a caller's config. */
@@ -219,7 +212,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	c->self = getpid();
 	c->parent = getppid();
 	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
-	c->t0 = mono();
+	c->t0 = c->sys->now(c->sys->ctx);
 	int r = table_init(&c->tab);
 	if (r < 0)
 		goto fail;
@@ -303,40 +296,21 @@ fail:
 
 int corral_drain(struct corral *c, bool block)
 {
-	size_t n = 0;
-	for (;;) {
-		int st;
-		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
-		struct rusage ru;
-		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, &ru);
-		if (p == 0)
-			break;
-		if (p < 0) {
-			if (n == 0)
-				return p == -ECHILD ? -ECHILD : (int)p;
-			/* No tracee is left: no signal will ever say so. */
-			c->saw_echild = p == -ECHILD;
-			break;
-		}
-		if (n == c->batch_cap) {
-			size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
-			struct waited *b = realloc(c->batch, cap * sizeof(*b));
-			if (!b)
-				break; /* handle what we have; the rest waits */
-			c->batch = b;
-			c->batch_cap = cap;
-		}
-		c->batch[n].pid = p;
-		c->batch[n].status = st;
-		c->batch[n].ru = ru;
-		n++;
-	}
-	for (size_t i = 0; i < n; i++) {
-		c->wait_ru = &c->batch[i].ru;
-		engine_handle(c, c->batch[i].pid, c->batch[i].status);
+	int n = waiter_collect(c, block);
+	if (n <= 0)
+		return n;
+	/* No drain runs inside a handler (callbacks cannot re-enter the
+	 * loop: -EDEADLK), so the batch stays put while it is handled. */
+	for (int i = 0; i < n; i++) {
+		struct waited *w = &c->batch[i];
+		struct task *t = table_find(&c->tab, w->pid);
+		if (t)
+			t->flags &= ~TF_IN_BATCH;
+		c->wait_ru = &w->ru;
+		engine_handle(c, w->pid, w->status);
 	}
 	c->wait_ru = NULL;
-	return (int)n;
+	return n;
 }
 
 void corral_wait_kernel(struct corral *c, double timeout)
@@ -530,7 +504,8 @@ int corral_step(struct corral *c, int timeout_ms)
 	int n = 0;
 	if (c->phase != PH_DONE)
 		n = corral_drain(c, false);
-	c->drained = true;
+	/* A batch cut at its bound left news in the kernel: no sleep. */
+	c->drained = c->queue_empty;
 	if (n == -ECHILD || c->phase == PH_DONE) {
 		finish(c);
 		return 0;
@@ -656,7 +631,8 @@ int corral_free(struct corral *c)
 	if (c->mask_set)
 		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 	table_destroy(&c->tab);
-	free(c->batch);
+	if (c->batch != c->batch0)
+		free(c->batch);
 	free(c->exe);
 	filter_release(&c->filter);
 	unwinder_free(c->unw);

@@ -6,6 +6,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -58,6 +59,13 @@ static int real_argv(void *ctx, pid_t tid, char **block, char ***argv)
 	return procfs_argv(tid, block, argv);
 }
 
+static double real_now(void *ctx)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 const struct corral_sys corral_sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
@@ -67,5 +75,6 @@ const struct corral_sys corral_sys_real = {
 	.ids = real_ids,
 	.exe = real_exe,
 	.argv = real_argv,
+	.now = real_now,
 	.ctx = 0,
 };

@@ -36,6 +36,12 @@ struct corral_sys {
 		   pid_t *nspid);
 	char *(*exe)(void *ctx, pid_t tid);
 	int (*argv)(void *ctx, pid_t tid, char **block, char ***argv);
+	/*
+	 * CLOCK_MONOTONIC in seconds: every deadline (timeout, grace, stop
+	 * budget, a batch's bound) is read from here, so that scripted tests
+	 * can make time pass exactly when they mean it to.
+	 */
+	double (*now)(void *ctx);
 	void *ctx;
 };
 

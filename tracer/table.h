@@ -34,6 +34,7 @@ enum task_flags {
 	TF_KILLED = 1u << 7,	 /* SIGKILL sent by kill-all */
 	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
+	TF_IN_BATCH = 1u << 11,	 /* its status is in the batch being taken */
 };
 
 struct task {

@@ -16,11 +16,12 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-#define MAXCALLS 512
+#define MAXCALLS 8192
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -41,13 +42,19 @@ struct mock {
 	struct {
 		pid_t pid;
 		int status;
-	} waits[256];
+		bool taken;
+	} waits[4096];
 	int nwaits, wpos;
 	bool more; /* after the script: 0 (tracees left) instead of ECHILD */
 	/* PTRACE_GET_SYSCALL_INFO's answer (a struct ptrace_syscall_info),
 	 * for every tid; NULL: the call succeeds and writes nothing. */
 	const void *syscall_info;
 	size_t syscall_info_len;
+	int nwait_any, nwait_tid; /* waitpid(-1) and waitpid(tid) calls */
+	/* The clock: real time, unless fake_clock (then clock, in seconds,
+	 * which the test advances; waitpid(-1) adds wait_any_cost to it). */
+	bool fake_clock;
+	double clock, wait_any_cost;
 	struct corral_sys sys;
 };
 
@@ -82,18 +89,42 @@ static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 	return 0;
 }
 
+/*
+ * The script is the kernel's queue, in order. waitpid(-1) takes the first
+ * status not yet taken; waitpid(tid) the first of that tid (a status of
+ * another tid stays queued for later).
+ */
 static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
 		       struct rusage *ru)
 {
 	struct mock *m = ctx;
 	if (ru)
 		memset(ru, 0, sizeof(*ru));
-	if (m->wpos < m->nwaits) {
-		*status = m->waits[m->wpos].status;
-		return m->waits[m->wpos++].pid;
+	if (pid > 0)
+		m->nwait_tid++;
+	else
+		m->nwait_any++, m->clock += m->wait_any_cost;
+	for (int i = m->wpos; i < m->nwaits; i++) {
+		if (m->waits[i].taken || (pid > 0 && m->waits[i].pid != pid))
+			continue;
+		m->waits[i].taken = true;
+		*status = m->waits[i].status;
+		while (m->wpos < m->nwaits && m->waits[m->wpos].taken)
+			m->wpos++;
+		return m->waits[i].pid;
 	}
 	/* The script is over: either nothing yet, or no tracee left. */
 	return (m->more && (options & WNOHANG)) ? 0 : -ECHILD;
+}
+
+static double m_now(void *ctx)
+{
+	struct mock *m = ctx;
+	if (m->fake_clock)
+		return m->clock;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int m_kill(void *ctx, pid_t pid, int sig)
@@ -158,6 +189,7 @@ static void mock_init(struct mock *m)
 		.ids = m_ids,
 		.exe = m_exe,
 		.argv = m_argv,
+		.now = m_now,
 		.ctx = m,
 	};
 }
@@ -198,6 +230,7 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 		fprintf(stderr, "mock journal: %s\n", err);
 	c->want_argv = true;
 	table_init(&c->tab);
+	c->t0 = m_now(m);
 	c->root = root;
 	engine_add_root(c, root);
 	return c;

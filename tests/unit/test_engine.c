@@ -313,6 +313,85 @@ static void test_max_procs(void **state)
 	mock_free(c);
 }
 
+/* A tree of n processes besides the root, all running: 1000, 1001... */
+static struct corral *running_tree(int n)
+{
+	struct corral *c = started();
+	for (int i = 0; i < n; i++) {
+		fork_event(c, ROOT, 1000 + i, PTRACE_EVENT_FORK);
+		engine_handle(c, 1000 + i, ST_STOP(SIGSTOP, EV_STOP));
+	}
+	assert_int_equal(c->tab.nstate[TS_RUNNING], n + 1);
+	return c;
+}
+
+/*
+ * A burst (every member reports at once) is taken by tid once the walks
+ * of waitpid(-1) cost more than a sweep would: each of those walks every
+ * tracee in the real kernel.
+ */
+static void test_burst_swept_by_tid(void **state)
+{
+	struct corral *c = running_tree(200);
+	M.fake_clock = true;
+	M.wait_any_cost = 1e-4; /* a walk of the tracee list */
+	c->sweep_cost = 1e-6;	/* a waitpid(tid) */
+	for (int i = 0; i < 200; i++)
+		mock_wait(&M, 1000 + i, ST_STOP(SIGTRAP, EV_STOP));
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	int mark = M.ncalls;
+	assert_int_equal(corral_drain(c, false), 201);
+	assert_true(c->queue_empty);
+	/* Most came from the sweep; waitpid(-1) only until it paid off. */
+	assert_true(M.nwait_tid >= 150);
+	assert_true(M.nwait_any <= 40);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 1000 + i, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	/* No task was taken twice, none is left marked. */
+	assert_int_equal(c->tab.nstate[TS_RUNNING], 201);
+	for (int i = 0; i < 200; i++)
+		assert_false(table_find(&c->tab, 1000 + i)->flags & TF_IN_BATCH);
+	mock_free(c);
+}
+
+/* A batch is bounded in count: the rest waits, and the loop knows it. */
+static void test_batch_bounded_by_count(void **state)
+{
+	struct corral *c = running_tree(0);
+	M.fake_clock = true;
+	/* 3000 statuses of the root's group-stop / continue re-traps. */
+	for (int i = 0; i < 3000; i++)
+		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	int first = corral_drain(c, false);
+	assert_true(first > 0 && first < 3000);
+	assert_false(c->queue_empty); /* no sleep before the next batch */
+	int second = corral_drain(c, false);
+	assert_int_equal(first + second, 3000);
+	assert_true(c->queue_empty);
+	mock_free(c);
+}
+
+/* A batch is bounded in time, so that deadlines are checked. */
+static void test_batch_bounded_by_time(void **state)
+{
+	struct corral *c = running_tree(0);
+	M.fake_clock = true;
+	M.wait_any_cost = 1e-3; /* slow walks, and nothing to sweep */
+	for (int i = 0; i < 100; i++)
+		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	double t0 = M.clock;
+	int n = corral_drain(c, false);
+	assert_true(n > 0 && n < 100);
+	assert_false(c->queue_empty);
+	/* Collected for at most the bound plus one clock period. */
+	assert_true(M.clock - t0 <= 0.010 + 16 * 1e-3);
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +407,9 @@ int main(void)
 		cmocka_unit_test(test_events_after_sigkill),
 		cmocka_unit_test(test_loop_ends_on_echild),
 		cmocka_unit_test(test_left_behind),
+		cmocka_unit_test(test_burst_swept_by_tid),
+		cmocka_unit_test(test_batch_bounded_by_count),
+		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,185 @@
+/*
+ * waiter.c - collect a batch of wait statuses, without acting on any.
+ *
+ * waitpid(-1) makes the kernel walk the tracer's whole list of tracees
+ * until it finds one with something to report; the ones already reported
+ * and held are walked over every time. Taking a burst of k statuses that
+ * way from n tracees costs up to k * n steps in the kernel: 20,000 threads
+ * that all report at once (a SIGCONT makes every thread of a seized process
+ * report a PTRACE_EVENT_STOP) took tens of seconds, and deadlines were
+ * checked only between batches.
+ *
+ * waitpid(tid) looks at one task. So the waiter takes statuses with
+ * waitpid(-1) while that is cheap, and once the time a batch has spent in
+ * those walks exceeds what a sweep would cost (one waitpid(tid, WNOHANG) per
+ * task that may have news: every live task we did not hold), it sweeps
+ * (ski rental: never more than about twice the cheaper of the two). It
+ * then goes back to waitpid(-1) for what a sweep cannot know of: children
+ * not yet announced, held tasks that died.
+ *
+ * Bounded: a batch stops collecting after BATCH_MAX statuses or
+ * BATCH_TIME seconds, whichever first; what the kernel still has waits for
+ * the next round, which does not sleep first. The loop checks its
+ * deadlines between batches, so a deadline is acted on within BATCH_TIME
+ * plus the time to handle BATCH_MAX statuses (docs/design.md, "The loop").
+ * A sweep that stops at the bound resumes where it stopped next time, so
+ * every task gets its turn (fairness under storms).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "internal.h"
+
+/* One batch: at most this many statuses... */
+#define BATCH_MAX 2048
+/* ...or this many seconds of collecting. */
+#define BATCH_TIME 0.010
+/* A sweep is considered only once a batch is this big. */
+#define SWEEP_MIN 32
+/* The clock is read once per this many statuses. */
+#define CLOCK_EVERY 16
+
+/*
+ * Room for one more status, made *before* a status is taken: a status
+ * taken from the kernel and then dropped (an exit, say) would be lost for
+ * good. The first 64 slots are inside struct corral, so a batch can always
+ * be taken without memory.
+ */
+static bool room(struct corral *c, size_t n)
+{
+	if (!c->batch) {
+		c->batch = c->batch0;
+		c->batch_cap = sizeof(c->batch0) / sizeof(c->batch0[0]);
+	}
+	if (n < c->batch_cap)
+		return true;
+	size_t cap = c->batch_cap * 2;
+	struct waited *b;
+	if (c->batch == c->batch0) {
+		b = malloc(cap * sizeof(*b));
+		if (b)
+			memcpy(b, c->batch0, sizeof(c->batch0));
+	} else {
+		b = realloc(c->batch, cap * sizeof(*b));
+	}
+	if (!b)
+		return false;
+	c->batch = b;
+	c->batch_cap = cap;
+	return true;
+}
+
+static void push(struct corral *c, size_t n, pid_t p, int st,
+		 const struct rusage *ru)
+{
+	c->batch[n].pid = p;
+	c->batch[n].status = st;
+	c->batch[n].ru = *ru;
+	/* Taken: a sweep must not wait for it again in this batch. */
+	struct task *t = table_find(&c->tab, p);
+	if (t)
+		t->flags |= TF_IN_BATCH;
+}
+
+static bool may_have_news(const struct task *t)
+{
+	/* A held task reports nothing more but its death, which the
+	 * waitpid(-1) after the sweep finds. */
+	return t->state != TS_HELD && !(t->flags & TF_IN_BATCH);
+}
+
+/*
+ * waitpid(tid) for every task that may have news, from where the last
+ * sweep stopped. Returns false when it stopped at the batch's bound.
+ */
+static bool sweep(struct corral *c, size_t *n, double t_end)
+{
+	struct table *tab = &c->tab;
+	size_t nb = tab->nbuckets, calls = 0, since_check = 0;
+	double t0 = corral_now(c);
+	bool whole = true;
+	size_t k, b = c->sweep_bucket & (nb - 1);
+	for (k = 0; k < nb; k++, b = (b + 1) & (nb - 1)) {
+		for (struct task *t = tab->buckets[b]; t; t = t->hnext) {
+			if (!may_have_news(t))
+				continue;
+			if (!room(c, *n)) {
+				whole = false; /* the rest stays in the kernel */
+				goto out;
+			}
+			int st;
+			struct rusage ru;
+			pid_t r = c->sys->waitpid(c->sys->ctx, t->tid, &st,
+						  __WALL | WNOHANG, &ru);
+			calls++;
+			since_check++;
+			if (r > 0)
+				push(c, (*n)++, r, st, &ru);
+		}
+		/* The bound, checked between buckets (a chain is short). */
+		if (since_check >= 256) {
+			since_check = 0;
+			if (*n >= BATCH_MAX || corral_now(c) >= t_end) {
+				whole = k + 1 == nb;
+				b = (b + 1) & (nb - 1);
+				goto out;
+			}
+		}
+	}
+out:
+	c->sweep_bucket = b;
+	if (calls)
+		c->sweep_cost = (corral_now(c) - t0) / (double)calls;
+	return whole;
+}
+
+int waiter_collect(struct corral *c, bool block)
+{
+	size_t n = 0, since_sweep = 0;
+	double t0 = corral_now(c), t_mark = t0;
+	double t_end = t0 + BATCH_TIME;
+	c->queue_empty = false;
+	if (c->sweep_cost <= 0)
+		c->sweep_cost = 1e-6; /* a first guess; sweeps measure it */
+	for (;;) {
+		if (n && n % CLOCK_EVERY == 0) {
+			double now = corral_now(c);
+			if (n >= BATCH_MAX || now >= t_end)
+				break; /* the rest waits for the next round */
+			/* Candidates for a sweep: the live tasks not held. */
+			size_t cand = c->tab.live - c->tab.nstate[TS_HELD];
+			if (since_sweep >= SWEEP_MIN &&
+			    now - t_mark > (double)cand * c->sweep_cost) {
+				if (!sweep(c, &n, t_end))
+					break;
+				since_sweep = 0;
+				t_mark = corral_now(c);
+			}
+		}
+		if (!room(c, n))
+			break; /* no memory: handle what we have first */
+		int st;
+		struct rusage ru;
+		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
+		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, &ru);
+		if (p == 0) {
+			c->queue_empty = true;
+			break;
+		}
+		if (p < 0) {
+			if (n == 0 && p != -EINTR)
+				c->queue_empty = true;
+			if (n == 0)
+				return p == -ECHILD ? -ECHILD : (int)p;
+			/* No tracee is left: no signal will ever say so. */
+			c->saw_echild = p == -ECHILD;
+			c->queue_empty = true;
+			break;
+		}
+		push(c, n++, p, st, &ru);
+		since_sweep++;
+	}
+	return (int)n;
+}
