@@ -544,6 +544,15 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		    plural(res.survivors, "task", "tasks"));
 	if (tree)
 		print_tree(c, &res, quiet);
+	/*
+	 * The result is decided: from here on no signal may change corral's
+	 * exit status (a late SIGUSR1 would make it 138 while the journal's
+	 * end line says 0). corral_free() consumes what came already and
+	 * gives back these dispositions, which ignore what comes next.
+	 */
+	static const int late[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+	for (size_t i = 0; i < sizeof(late) / sizeof(late[0]); i++)
+		signal(late[i], SIG_IGN);
 	corral_free(c);
 	cli_run_free(&o);
 	verbose_free(&vb);

@@ -565,6 +565,13 @@ const char *corral_error(const struct corral *c);
  * Release the supervisor; a tree still running is stopped and killed
  * first (nothing of it outlives the object). 0, or -EDEADLK from inside a
  * callback (nothing is freed).
+ *
+ * What it leaves behind: the caller's signal mask and the dispositions of
+ * the signals the supervisor handled, as they were before corral_new(); a
+ * signal of that set that arrived after the supervisor last read it (during
+ * kill-all, say) is consumed here, never delivered with its default action
+ * (a late SIGUSR1 must not turn an exit status of 0 into 138). A SIGCHLD
+ * still pending is left to the caller. The parent-death signal is disarmed.
  */
 int corral_free(struct corral *c);
 

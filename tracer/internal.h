@@ -59,6 +59,7 @@ struct corral {
 	int errpipe;	/* reads the child's exec errno */
 	int sigfd;	/* signalfd for the signals we handle */
 	sigset_t oldmask;
+	sigset_t sigset; /* the signals we block and read from sigfd */
 	bool mask_set;
 	pid_t parent;	/* our parent when we started */
 	bool sigpipe_was_ignored;
@@ -95,6 +96,11 @@ struct corral {
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
+
+	/* Snapshots on demand (SIGUSR1), coalesced (snapshot.c). */
+	double snap_last; /* when the last one was taken, -1 never */
+	bool snap_wanted; /* asked for, due at snap_last + SNAP_INTERVAL */
+	bool snap_stacks;
 
 	unsigned pending_sigs; /* bit per signal received, not yet acted on */
 	pid_t pending_from[32];
@@ -219,6 +225,14 @@ void stacks_all(struct corral *c, const char *why);
 bool stacks_wanted(const struct corral *c);
 void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
+
+/* snapshot.c: a snapshot asked for by a signal, at most one per interval:
+ * a flood of requests is coalesced into one. */
+void snapshot_request(struct corral *c, bool with_stacks);
+/* When the coalesced snapshot is due (corral_now() time), -1: none. */
+double snapshot_due(const struct corral *c);
+/* Take it if it is due. */
+void snapshot_tick(struct corral *c);
 
 /* corral_spawn() failed after the start line: the end line says so. */
 void corral_end_failed(struct corral *c);

@@ -15,6 +15,15 @@
 
 #include "internal.h"
 
+/*
+ * At most one snapshot on demand per this many seconds. A snapshot reads
+ * /proc for every live process and writes one line with all of them: a
+ * flood of SIGUSR1 once wrote 23,731 of them (28 MB) in 3 s. Requests in
+ * between are coalesced into one, taken when the interval is over, so the
+ * last request is always answered, with a tree at most this old.
+ */
+#define SNAP_INTERVAL 1.0
+
 static void put_fds(struct sbuf *b, pid_t pid)
 {
 	char dir[64], link[384], target[4096];
@@ -115,4 +124,31 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 		corral_resume_all(c);
 	}
 	return s.n;
+}
+
+void snapshot_request(struct corral *c, bool with_stacks)
+{
+	c->snap_wanted = true;
+	c->snap_stacks |= with_stacks;
+	snapshot_tick(c);
+}
+
+double snapshot_due(const struct corral *c)
+{
+	if (!c->snap_wanted)
+		return -1;
+	/* snap_last is 0 before the first: the first is due at once. */
+	return c->snap_last > 0 ? c->snap_last + SNAP_INTERVAL : 0;
+}
+
+void snapshot_tick(struct corral *c)
+{
+	double due = snapshot_due(c);
+	double now = corral_now(c);
+	if (due < 0 || now < due)
+		return;
+	bool stacks = c->snap_stacks;
+	c->snap_wanted = c->snap_stacks = false;
+	c->snap_last = now > 0 ? now : 1e-9;
+	corral_snapshot(c, stacks);
 }

@@ -135,6 +135,7 @@ static int setup_signals(struct corral *c)
 	sigemptyset(&bg);
 	sigaddset(&bg, SIGTTOU);
 	sigaddset(&bg, SIGTTIN);
+	c->sigset = set;
 	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
 		return -errno;
 	c->mask_set = true;
@@ -388,8 +389,8 @@ static void act_on_signals(struct corral *c)
 			if (!c->journal && c->cfg.live_stderr)
 				live_request_print(c); /* live.c */
 			else
-				corral_snapshot(c, c->cfg.stacks &
-							   CORRAL_STACKS_SNAPSHOT);
+				snapshot_request(c, c->cfg.stacks &
+							    CORRAL_STACKS_SNAPSHOT);
 			continue;
 		}
 		ending_begin(c, CORRAL_REASON_SIGNAL, sig);
@@ -408,6 +409,8 @@ static void check_deadlines(struct corral *c)
 			ending_begin(c, c->res.reason, 0);
 	}
 	ending_tick(c);
+	if (c->phase == PH_RUN || c->phase == PH_GRACE)
+		snapshot_tick(c);
 }
 
 static int compute_exit(const struct corral *c)
@@ -474,8 +477,13 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 		wait = c->deadline - now;
 	if (c->phase == PH_GRACE && (wait < 0 || c->grace_deadline - now < wait))
 		wait = c->grace_deadline - now;
+	double snap = snapshot_due(c);
+	bool snap_due = snap >= 0 && (c->phase == PH_RUN ||
+				      c->phase == PH_GRACE);
+	if (snap_due && (wait < 0 || snap - now < wait))
+		wait = snap - now;
 	if (wait < 0 && (timeout_ms >= 0 || c->deadline > 0 ||
-			 c->phase == PH_GRACE))
+			 c->phase == PH_GRACE || snap_due))
 		wait = 0; /* a deadline already passed */
 	return wait;
 }
@@ -602,6 +610,32 @@ int corral_foreach_proc(struct corral *c,
 	return 0;
 }
 
+/*
+ * Give the caller its signals back without letting one that came late kill
+ * it: a SIGUSR1 or SIGTERM that arrived during kill-all, or after the last
+ * read of the signalfd, is still pending, and unblocking it under its
+ * default action would end the process with 128+N instead of the result
+ * the journal's end line gives. Setting SIG_IGN discards what is pending;
+ * what arrives until the mask is restored is discarded on unblocking; then
+ * the caller's dispositions come back. SIGCHLD is left alone: ignoring it
+ * would make the kernel reap the caller's other children meanwhile.
+ */
+static void release_signals(struct corral *c)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old[NSIG];
+	bool saved[NSIG] = {0};
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGCHLD || sigismember(&c->sigset, sig) != 1)
+			continue;
+		saved[sig] = sigaction(sig, &ign, &old[sig]) == 0;
+	}
+	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (saved[sig])
+			sigaction(sig, &old[sig], NULL);
+	c->mask_set = false;
+}
+
 int corral_free(struct corral *c)
 {
 	if (!c)
@@ -629,7 +663,7 @@ int corral_free(struct corral *c)
 		sandbox_argv_free(c->spawn_argv);
 	sandbox_run_free(c);
 	if (c->mask_set)
-		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+		release_signals(c);
 	table_destroy(&c->tab);
 	if (c->batch != c->batch0)
 		free(c->batch);

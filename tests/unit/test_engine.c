@@ -392,6 +392,36 @@ static void test_batch_bounded_by_time(void **state)
 	mock_free(c);
 }
 
+/* A flood of snapshot requests is coalesced: one now, one per interval. */
+static void test_snapshots_coalesced(void **state)
+{
+	struct corral *c = started();
+	M.fake_clock = true;
+	M.clock = 10;
+	c->t0 = 0;
+	for (int i = 0; i < 1000; i++)
+		snapshot_request(c, false);
+	long first = jpos(c, "\"event\":\"snapshot\"");
+	assert_true(first >= 0);
+	/* Nothing more within the interval, however often asked. */
+	M.clock = 10.5;
+	snapshot_tick(c);
+	char *j = mock_journal(c);
+	assert_null(strstr(j + first + 1, "\"event\":\"snapshot\""));
+	free(j);
+	assert_true(snapshot_due(c) > corral_now(c));
+	/* The last request is answered when the interval is over. */
+	M.clock = 11.01;
+	snapshot_tick(c);
+	j = mock_journal(c);
+	char *second = strstr(j + first + 1, "\"event\":\"snapshot\"");
+	assert_non_null(second);
+	assert_null(strstr(second + 1, "\"event\":\"snapshot\""));
+	free(j);
+	assert_true(snapshot_due(c) < 0);
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_loop_ends_on_echild),
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_burst_swept_by_tid),
+		cmocka_unit_test(test_snapshots_coalesced),
 		cmocka_unit_test(test_batch_bounded_by_count),
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),

@@ -211,6 +211,44 @@ static void test_free_kills(void **state)
 	nothing_left(&s);
 }
 
+/*
+ * A signal of the supervisor's set that arrives after its last read (here:
+ * once the end line is written) is consumed by corral_free(), not
+ * delivered with its default action; the caller's disposition and mask
+ * are given back as they were.
+ */
+static void test_free_consumes_late_signals(void **state)
+{
+	static const char *const argv[] = {"/bin/sh", "-c", "exit 5", NULL};
+	struct sigaction before, after;
+	sigaction(SIGUSR1, NULL, &before);
+	sigset_t mask_before, mask_after;
+	sigprocmask(SIG_SETMASK, NULL, &mask_before);
+	struct seen s = {0};
+	struct corral *c = start(argv, &s, NULL);
+	assert_int_equal(corral_wait(c), 0);
+	struct corral_result r;
+	corral_result(c, &r);
+	assert_int_equal(r.exit_code, 5);
+	/* Late: pending, blocked by the supervisor, default action "die". */
+	assert_true(before.sa_handler == SIG_DFL);
+	kill(getpid(), SIGUSR1);
+	kill(getpid(), SIGTERM);
+	corral_free(c); /* this test process must survive this */
+	sigset_t pend;
+	sigpending(&pend);
+	assert_int_equal(sigismember(&pend, SIGUSR1), 0);
+	assert_int_equal(sigismember(&pend, SIGTERM), 0);
+	sigaction(SIGUSR1, NULL, &after);
+	assert_true(after.sa_handler == SIG_DFL);
+	sigprocmask(SIG_SETMASK, NULL, &mask_after);
+	assert_int_equal(sigismember(&mask_after, SIGUSR1),
+			 sigismember(&mask_before, SIGUSR1));
+	assert_int_equal(sigismember(&mask_after, SIGTERM),
+			 sigismember(&mask_before, SIGTERM));
+	nothing_left(&s);
+}
+
 /* Bad input is refused before anything starts. */
 static void test_refused(void **state)
 {
@@ -242,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_stop_resume),
 		cmocka_unit_test(test_free_kills),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_free_consumes_late_signals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
