@@ -11,6 +11,13 @@
  * 3. Kill-all: SIGKILL every member, then consume events until waitpid
  *    says ECHILD: the kernel itself confirms that no tracee is left.
  *
+ * This file owns the phase (c->phase: run, grace, killing, done) and the
+ * hold (c->holding: every stop is kept). Nothing else writes either. The
+ * two are apart on purpose: stop-all and resume-all hold and release the
+ * tree without touching the phase, so a caller (or a snapshot, or the
+ * stacks taken at the end) that stops and resumes the tree in the middle of
+ * a grace cannot cancel the ending; only kill-all holds for good.
+ *
  * Stop-all is what makes kill-all exact under a fork storm: without it,
  * a member could fork between our reading of the table and its SIGKILL.
  * (It would still be caught - it is a tracee, seen and killed on sight,
@@ -63,10 +70,9 @@ static void start_ending(struct corral *c)
 	if (stacks_wanted(c)) {
 		corral_stop_all(c);
 		stacks_at_ending(c);
+		/* Without a grace the tree stays held for kill-all. */
 		if (grace)
 			corral_resume_all(c);
-		/* Without a grace the tree stays held for kill-all. */
-		c->phase = PH_GRACE;
 	}
 	if (grace) {
 		table_foreach_live(&c->tab, term_one, c);
@@ -232,8 +238,6 @@ int corral_stop_all(struct corral *c)
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	double t0 = corral_now(c);
-	if (c->phase < PH_STOPPING)
-		c->phase = PH_STOPPING;
 	c->holding = true;
 	struct tids wait = {0};
 	struct interrupt_arg ia = {c, &wait};
@@ -267,16 +271,28 @@ static int resume_one(struct task *t, void *arg)
 	return 0;
 }
 
+/*
+ * Let the tree run again. The phase is not touched: resuming in the middle
+ * of a grace leaves the grace, and its deadline, as they were. Once
+ * kill-all has begun nothing is resumed.
+ */
 int corral_resume_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	if (c->phase != PH_STOPPING && c->phase != PH_RUN)
+	if (c->phase >= PH_KILLING)
 		return -EBUSY;
 	c->holding = false;
-	c->phase = PH_RUN;
 	table_foreach_live(&c->tab, resume_one, c);
 	return 0;
+}
+
+/* The kernel said no tracee is left: the end line follows. */
+void ending_done(struct corral *c)
+{
+	if (c->phase == PH_GRACE) /* the tree ended within the grace */
+		c->res.t_grace = corral_now(c) - c->grace_start;
+	c->phase = PH_DONE;
 }
 
 struct kill_arg {

@@ -30,12 +30,15 @@
 struct corral_unwinder;
 struct journal;
 
+/*
+ * Where the run is, in order; written only by ending.c. Holding the tree
+ * (stop-all) is not a phase: see c->holding.
+ */
 enum phase {
-	PH_RUN,	     /* supervising */
-	PH_GRACE,    /* SIGTERM sent to every member, waiting for the grace */
-	PH_STOPPING, /* stop-all running */
-	PH_KILLING,  /* kill-all sent, consuming events until ECHILD */
-	PH_DONE,     /* the kernel confirmed no tracee is left */
+	PH_RUN,	    /* supervising */
+	PH_GRACE,   /* the end is decided: SIGTERM sent, waiting for the grace */
+	PH_KILLING, /* kill-all sent, consuming events until ECHILD */
+	PH_DONE,    /* the kernel confirmed no tracee is left */
 };
 
 struct waited {
@@ -83,7 +86,7 @@ struct corral {
 	struct termios saved_tio;
 
 	enum phase phase;
-	bool holding;	      /* stop-all active: keep every stop held */
+	bool holding;	      /* stop-all (or kill-all): keep every stop held */
 	double grace_start, grace_deadline; /* PH_GRACE */
 	double grace_len;
 	bool ending_started; /* stacks taken, SIGTERM sent */
@@ -190,6 +193,7 @@ struct task *engine_add_root(struct corral *c, pid_t pid);
 /* ending.c */
 void ending_begin(struct corral *c, enum corral_reason why, int sig);
 void ending_tick(struct corral *c); /* grace expired? */
+void ending_done(struct corral *c);  /* no tracee left: PH_DONE */
 /*
  * Take one batch of wait statuses (every task that has something to
  * report, each once: fair under storms) and handle them. Blocks for the

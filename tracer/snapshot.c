@@ -98,8 +98,13 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 		return -EDEADLK;
 	if (!c->root || c->finished)
 		return -ECHILD;
-	/* Stacks need every thread held; the tree runs on afterwards. */
-	bool hold = with_stacks && c->phase == PH_RUN;
+	/*
+	 * Stacks need every thread held; the tree runs on afterwards (unless
+	 * it was held already). Holding does not touch the phase, so a
+	 * snapshot in the middle of a grace leaves the ending as it was.
+	 */
+	bool stacks = with_stacks && c->phase <= PH_GRACE;
+	bool hold = stacks && !c->holding;
 	if (hold)
 		corral_stop_all(c);
 	struct sbuf b = {0};
@@ -119,10 +124,10 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 	};
 	corral_emit(c, &ev);
 	sb_free(&b);
-	if (hold) {
+	if (stacks)
 		stacks_all(c, "snapshot");
+	if (hold)
 		corral_resume_all(c);
-	}
 	return s.n;
 }
 

@@ -422,6 +422,72 @@ static void test_snapshots_coalesced(void **state)
 	mock_free(c);
 }
 
+/*
+ * The cancelled ending (issue 15): an end requested with a grace, then the
+ * tree stopped and resumed (by the caller, a snapshot, the stacks taken at
+ * the end). Resuming used to set the phase back to "run": the grace was
+ * forgotten and the tree ran on. Holding is not a phase: the grace goes on
+ * and its deadline ends the tree.
+ */
+static void test_resume_keeps_the_ending(void **state)
+{
+	struct corral *c = started();
+	c->cfg.stacks = 0;
+	c->cfg.kill_after = 2;
+	M.fake_clock = true;
+	M.clock = 100;
+	c->t0 = 100;
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
+	/* Stop-all: ROOT answers the interrupt. */
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	assert_int_equal(corral_stop_all(c), 1);
+	assert_int_equal(c->phase, PH_GRACE);
+	int mark = M.ncalls;
+	assert_int_equal(corral_resume_all(c), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	/* Still ending, with the same deadline. */
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_false(c->holding);
+	M.clock = 101;
+	ending_tick(c);
+	assert_int_equal(c->phase, PH_GRACE); /* the grace is not over */
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 0);
+	/* The grace runs out: stop-all, kill-all, done. */
+	M.clock = 102.5;
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
+	M.more = false;
+	ending_tick(c);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 1);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(c->tab.live, 0);
+	mock_free(c);
+}
+
+/* A snapshot with stacks in the middle of a grace does not cancel it. */
+static void test_snapshot_keeps_the_ending(void **state)
+{
+	struct corral *c = started();
+	c->cfg.stacks = 0;
+	c->cfg.kill_after = 2;
+	M.fake_clock = true;
+	M.clock = 100;
+	c->t0 = 100;
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
+	M.more = true;
+	/* The unwinder fails on a mock task: 0 frames, never a crash. */
+	assert_int_equal(corral_snapshot(c, true), 1);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_false(c->holding);
+	assert_int_equal(table_find(&c->tab, ROOT)->state, TS_RUNNING);
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +504,8 @@ int main(void)
 		cmocka_unit_test(test_loop_ends_on_echild),
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_burst_swept_by_tid),
+		cmocka_unit_test(test_resume_keeps_the_ending),
+		cmocka_unit_test(test_snapshot_keeps_the_ending),
 		cmocka_unit_test(test_snapshots_coalesced),
 		cmocka_unit_test(test_batch_bounded_by_count),
 		cmocka_unit_test(test_batch_bounded_by_time),

@@ -198,6 +198,38 @@ static void test_stop_resume(void **state)
 	nothing_left(&s);
 }
 
+static void short_grace(struct corral_config *cfg)
+{
+	cfg->kill_after = 0.3;
+}
+
+/*
+ * An end requested with a grace, then the tree stopped and resumed (as a
+ * snapshot or a live view does): the ending is not cancelled, the grace
+ * runs out and the tree is killed. The command would end by itself only
+ * after 5 s, and ignores SIGTERM: killed >= 1 says the ending did it.
+ */
+static void test_resume_keeps_the_ending(void **state)
+{
+	static const char *const argv[] = {
+		"/bin/sh", "-c", "trap '' TERM; /bin/sleep 5 & echo; wait", NULL};
+	struct seen s = {0};
+	struct corral *c = start(argv, &s, short_grace);
+	while (s.count[CORRAL_EV_EXEC] < 2)
+		assert_int_equal(corral_step(c, -1), 1);
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	assert_true(corral_stop_all(c) >= 1);
+	assert_int_equal(corral_resume_all(c), 0);
+	assert_int_equal(corral_wait(c), 0);
+	struct corral_result r;
+	corral_result(c, &r);
+	assert_int_equal(r.reason, CORRAL_REASON_REQUEST);
+	assert_true(r.killed >= 1);
+	assert_int_equal(r.survivors, 0);
+	corral_free(c);
+	nothing_left(&s);
+}
+
 /* Freeing a supervisor with a live tree ends the tree. */
 static void test_free_kills(void **state)
 {
@@ -279,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_request_end),
 		cmocka_unit_test(test_stop_resume),
 		cmocka_unit_test(test_free_kills),
+		cmocka_unit_test(test_resume_keeps_the_ending),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_free_consumes_late_signals),
 	};
