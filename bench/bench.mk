@@ -9,7 +9,7 @@
 
 BENCH_DIR   := $(BUILD)/bench
 BENCH_PROGS := floor runner tree threads forkexec storm sleepers
-BENCH_BIN   := $(BENCH_PROGS:%=$(BENCH_DIR)/%)
+BENCH_BIN   := $(BENCH_PROGS:%=$(BENCH_DIR)/%) $(BENCH_DIR)/bigargv
 # Own flags: the bench programs do not link libcorral, and their speed must
 # not depend on how the library is built (asan, -O0...).
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
@@ -23,6 +23,11 @@ $(BENCH_DIR)/runner: bench/runner.c bench/procwalk.c bench/cgkill.c \
 		     bench/bench.h bench/ending.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ bench/runner.c bench/procwalk.c bench/cgkill.c
+
+# The large-argv load is the test fixture itself (one source).
+$(BENCH_DIR)/bigargv: tests/fixtures/bigargv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 .PHONY: bench-progs bench-deps
 bench-progs: $(BENCH_BIN)

@@ -32,12 +32,14 @@ QUICK = dict(rounds=3, exec_n=1000, build_files=24, threads=5000,
              tree_sizes=[100, 1000, 10000], tree_rounds={10000: 2},
              storm_tree=1000, big_threads=100000, scale_rounds=1,
              storm_ms=1000, storm_rounds=2,
-             slack_sizes=[1000, 5000], slack_rounds=1)
+             slack_sizes=[1000, 5000], slack_rounds=1,
+             argv_execs=[300], argv_rounds=1)
 FULL = dict(rounds=7, exec_n=1000, build_files=40, threads=20000,
             tree_sizes=[100, 1000, 10000], tree_rounds={10000: 5},
             storm_tree=1000, big_threads=100000, scale_rounds=3,
             storm_ms=3000, storm_rounds=5,
-            slack_sizes=[1000, 5000, 10000, 20000], slack_rounds=2)
+            slack_sizes=[1000, 5000, 10000, 20000], slack_rounds=2,
+            argv_execs=[100, 1000, 10000], argv_rounds=3)
 
 SLACK_GRACE = 0.5       # -k of the slack runs (issue 16's -k 0.5)
 SLACK_CONT_MS = 100     # the member's own SIGCONT period
@@ -63,6 +65,7 @@ class Bench:
         os.makedirs(self.out, exist_ok=True)
         self.journal = os.path.join(self.out, 'journal.jsonl')
         self.results = {'overhead': {}, 'ending': {}, 'scale': {}, 'slack': {},
+                        'argv': {},
                         'skipped': [], 'failures': 0}
         self.find_contenders()
 
@@ -465,6 +468,30 @@ static unsigned long f%(k)d(unsigned long x)
                 r += 1
             self.results['slack'][str(n)] = data
 
+    # -- 5. memory under large argv ------------------------------------------
+
+    def argv_memory(self):
+        """corral's peak RSS after N execs of /bin/true with 2 MiB of
+        arguments each (tests/fixtures/bigargv.c), journal to /dev/null
+        (formatted and written, not stored): memory bounded by what is
+        alive plus a bounded history, not by every argv ever seen."""
+        if not self.corral:
+            return
+        cfg = self.cfg
+        for n in cfg['argv_execs']:
+            log('memory: %d execs of 2 MiB argv, %d rounds'
+                % (n, cfg['argv_rounds']))
+            hwm = []
+            for _ in range(cfg['argv_rounds']):
+                res = self.runner(['-w', '-m', '-e', 'term'], [
+                    self.corral, 'run', '-q', '-j', '/dev/null', '--',
+                    self.prog('bigargv'), '-p', str(n), '2048'])
+                if res and res['ok'] and res['hwm_kb'] > 0:
+                    hwm.append(res['hwm_kb'])
+                else:
+                    self.results['failures'] += 1
+            self.results['argv'][str(n)] = hwm
+
     # -- report -------------------------------------------------------------
 
     def machine(self):
@@ -622,6 +649,21 @@ static unsigned long f%(k)d(unsigned long x)
                                  statistics.median(d['ready'])))
             out('')
 
+        am = R.get('argv')
+        if am:
+            out('### 5. Memory under large argv (N execs of 2 MiB of arguments)')
+            out('')
+            out('| execs | runs | corral peak RSS (VmHWM) MiB | spread MiB |')
+            out('| ---: | ---: | ---: | ---: |')
+            for k, v in am.items():
+                if v:
+                    out('| %s | %d | %.1f | %.1f..%.1f |' % (
+                        k, len(v), statistics.median(v) / 1024,
+                        min(v) / 1024, max(v) / 1024))
+                else:
+                    out('| %s | 0 | failed | |' % k)
+            out('')
+
         out('### Goals')
         out('')
         out('| goal | measured | |')
@@ -677,6 +719,11 @@ static unsigned long f%(k)d(unsigned long x)
             g.append(('10,000 members in at most 32 MiB',
                       '%.1f MiB' % (h / 1024), 'met' if h <= 32 * 1024 else
                       'MISSED by %.1f MiB' % (h / 1024 - 32)))
+        for k, v in R.get('argv', {}).items():
+            if v:
+                g.append(('%s execs of 2 MiB argv in at most 32 MiB' % k,
+                          '%.1f MiB' % (max(v) / 1024),
+                          'met' if max(v) <= 32 * 1024 else 'MISSED'))
         for k, d in R.get('slack', {}).items():
             if d['slack']:
                 sm, tm = max(d['slack']), max(d['tail'])
@@ -737,7 +784,7 @@ plot "%(dat)s" u 1:2:3:4 w yerrorlines lw 2 pt 7 t "corral stop-all + kill-all",
         t0 = time.monotonic()
         self.results['machine'] = self.machine()
         sections = self.args.only.split(',') if self.args.only else \
-            ['overhead', 'ending', 'scale', 'slack']
+            ['overhead', 'ending', 'scale', 'slack', 'argv']
         if 'overhead' in sections:
             self.overhead()
         if 'ending' in sections:
@@ -746,6 +793,8 @@ plot "%(dat)s" u 1:2:3:4 w yerrorlines lw 2 pt 7 t "corral stop-all + kill-all",
             self.scale()
         if 'slack' in sections:
             self.slack()
+        if 'argv' in sections:
+            self.argv_memory()
         png = self.chart()
         self.results['seconds'] = time.monotonic() - t0
         table = self.report()
@@ -768,7 +817,7 @@ def main():
     ap.add_argument('--quick', action='store_true',
                     help='fewer runs, for a first look (under 2 minutes)')
     ap.add_argument('--rounds', type=int, help='override the rounds')
-    ap.add_argument('--only', help='comma list: overhead,ending,scale,slack')
+    ap.add_argument('--only', help='comma list: overhead,ending,scale,slack,argv')
     ap.add_argument('--out', help='results directory '
                     '(default BUILD/bench/out)')
     args = ap.parse_args()

@@ -477,6 +477,12 @@ struct corral_proc_info {
 	const char *path;	 /* last exec, may be NULL */
 	const char *const *argv; /* last exec, may be NULL */
 	int nexecs;
+	/*
+	 * Added for issue 16: argv holds only the first 1024 bytes of the
+	 * arguments (the journal's exec event has them all). At most the
+	 * last 20,000 ended processes are listed (memory stays bounded).
+	 */
+	bool argv_truncated;
 };
 
 /*

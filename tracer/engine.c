@@ -308,6 +308,8 @@ static void task_ended(struct corral *c, struct task *t, int status)
 			unwinder_forget(c->unw, tgid);
 	}
 	table_remove(&c->tab, t); /* a thread's record is freed here */
+	if (!thread)
+		table_trim_history(&c->tab, TABLE_HISTORY);
 
 	if (root) {
 		c->root_exited = true;
@@ -414,7 +416,6 @@ static void on_exec(struct corral *c, struct task *t)
 		path = c->sys->exe(c->sys->ctx, t->tid);
 		c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
 	}
-	task_set_exec(t, path, block, argv);
 	t->nexecs++;
 	struct corral_event ev = {
 		.type = CORRAL_EV_EXEC,
@@ -426,7 +427,9 @@ static void on_exec(struct corral *c, struct task *t)
 		.path = path,
 		.argv = (const char *const *)argv,
 	};
+	/* The journal gets the whole argv; the table keeps a capped copy. */
 	corral_emit(c, &ev);
+	task_set_exec(t, path, block, argv);
 	engine_resume(c, t, 0);
 }
 

@@ -399,6 +399,10 @@ void journal_event(struct corral *c, const struct corral_event *ev)
 		 */
 		jsink_put(&j->sink, b->p, b->len, ev->type == CORRAL_EV_EXIT);
 	}
+	/* A huge line (an exec with megabytes of argv) does not keep its
+	 * buffer: corral's memory stays bounded by what is alive. */
+	if (b->cap > (1u << 20))
+		sb_free(b);
 	if (ev->type == CORRAL_EV_END)
 		after_end(c, j);
 }

@@ -448,9 +448,7 @@ static void finish(struct corral *c)
 	if (c->finished)
 		return;
 	c->finished = true;
-	if (c->phase == PH_GRACE) /* the tree ended within the grace */
-		c->res.t_grace = corral_now(c) - c->grace_start;
-	c->phase = PH_DONE;
+	ending_done(c);
 	if (!c->root_execed)
 		spawn_read_error(c);
 	/* bwrap gave up before the command ran: the sandbox failed. */
@@ -591,6 +589,7 @@ int corral_foreach_proc(struct corral *c,
 			.path = t->path,
 			.argv = (const char *const *)t->argv,
 			.nexecs = t->nexecs,
+			.argv_truncated = t->flags & TF_ARGV_CUT,
 		};
 		switch (t->state) {
 		case TS_HELD:

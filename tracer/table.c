@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "table.h"
@@ -145,6 +146,7 @@ void table_remove(struct table *t, struct task *task)
 		return;
 	}
 	t->live_procs--;
+	t->dead_procs++;
 }
 
 void table_make_thread(struct table *t, struct task *task, pid_t tgid)
@@ -171,14 +173,96 @@ void table_make_thread(struct table *t, struct task *task, pid_t tgid)
 	t->live_procs--;
 }
 
+/*
+ * A copy of argv in one block of at most TABLE_ARGV_KEEP bytes of strings
+ * plus the pointer array; NULL when out of memory.
+ */
+static char **cut_argv(char **argv, char **block)
+{
+	size_t n = 0, bytes = 0;
+	for (; argv[n]; n++) {
+		size_t l = strlen(argv[n]) + 1;
+		if (bytes + l > TABLE_ARGV_KEEP) {
+			n++; /* this one, cut short */
+			break;
+		}
+		bytes += l;
+	}
+	char *b = malloc(TABLE_ARGV_KEEP + 1);
+	char **v = malloc((n + 1) * sizeof(*v));
+	if (!b || !v) {
+		free(b);
+		free(v);
+		return NULL;
+	}
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t room = TABLE_ARGV_KEEP - off;
+		size_t l = strnlen(argv[i], room);
+		memcpy(b + off, argv[i], l);
+		b[off + l] = 0;
+		v[i] = b + off;
+		off += l + 1;
+		if (off >= TABLE_ARGV_KEEP)
+			off = TABLE_ARGV_KEEP; /* the last one ends the block */
+	}
+	v[n] = NULL;
+	*block = b;
+	return v;
+}
+
+static bool argv_fits(char **argv)
+{
+	size_t bytes = 0;
+	for (size_t i = 0; argv[i]; i++) {
+		bytes += strlen(argv[i]) + 1;
+		if (bytes > TABLE_ARGV_KEEP)
+			return false;
+	}
+	return true;
+}
+
 void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
 {
 	free(p->path);
 	free(p->argv);
 	free(p->argblock);
+	p->flags &= ~TF_ARGV_CUT;
+	if (argv && !argv_fits(argv)) {
+		char *b = NULL;
+		char **v = cut_argv(argv, &b);
+		free(argv);
+		free(argblock);
+		argv = v;
+		argblock = b;
+		p->flags |= TF_ARGV_CUT;
+	}
 	p->path = path;
 	p->argblock = argblock;
 	p->argv = argv;
+}
+
+void table_trim_history(struct table *t, size_t max)
+{
+	struct task *prev = NULL, *k = t->first;
+	while (t->dead_procs > max && k) {
+		struct task *next = k->next;
+		if (k->state != TS_DEAD) {
+			prev = k;
+			k = next;
+			continue;
+		}
+		if (prev)
+			prev->next = next;
+		else
+			t->first = next;
+		if (t->last == k)
+			t->last = prev;
+		free_task(k);
+		t->dead_procs--;
+		t->dropped++;
+		k = next;
+	}
 }
 
 int table_foreach_live(struct table *t, int (*fn)(struct task *, void *),

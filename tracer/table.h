@@ -6,7 +6,10 @@
  * Only live tasks are in the hash: once a task has been reaped its tid can be
  * reused by the kernel, so a dead record must never answer a lookup.
  * Dead threads are freed (a run can create 100,000 of them); dead processes
- * are kept, they are the history the user asked for.
+ * are kept, they are the history the user asked for, but bounded: at most
+ * TABLE_HISTORY of them (the oldest dead go first), and what one process
+ * keeps of its argv is capped (TABLE_ARGV_KEEP bytes; the journal has the
+ * whole argv, written at the exec before the copy is cut).
  */
 #ifndef CORRAL_TABLE_H
 #define CORRAL_TABLE_H
@@ -15,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* Bytes of argv strings one process keeps in the table. */
+#define TABLE_ARGV_KEEP 1024
+/* Dead processes kept for the history (corral_foreach_proc, --tree). */
+#define TABLE_HISTORY 20000
 
 enum task_state {
 	TS_NEW,	    /* announced by its creator's event, first stop not seen */
@@ -35,6 +43,7 @@ enum task_flags {
 	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 	TF_IN_BATCH = 1u << 11,	 /* its status is in the batch being taken */
+	TF_ARGV_CUT = 1u << 12,	 /* argv kept only in part (TABLE_ARGV_KEEP) */
 };
 
 struct task {
@@ -66,6 +75,8 @@ struct table {
 	size_t live;	 /* tasks in the hash */
 	size_t nstate[TS__COUNT];
 	size_t live_procs;
+	size_t dead_procs;	   /* ended processes still on the list */
+	unsigned long dropped;	   /* ended processes dropped from it */
 	struct task *first, *last; /* processes in birth order */
 };
 
@@ -81,9 +92,16 @@ void table_set_state(struct table *t, struct task *task, enum task_state s);
 /* Mark a live task as a thread of tgid (learned late, e.g. an orphan). */
 void table_make_thread(struct table *t, struct task *task, pid_t tgid);
 
-/* Record what a process runs (last exec, or /proc for a fork); takes
- * ownership of the three. */
+/*
+ * Record what a process runs (last exec, or /proc for a fork); takes
+ * ownership of the three. An argv longer than TABLE_ARGV_KEEP bytes is
+ * cut (at most that many bytes of strings, whole arguments first, the
+ * last one cut short) and the task flagged TF_ARGV_CUT; the big block is
+ * freed here. Under memory pressure the argv may be dropped entirely.
+ */
 void task_set_exec(struct task *p, char *path, char *argblock, char **argv);
+/* Drop the oldest ended processes beyond max. */
+void table_trim_history(struct table *t, size_t max);
 
 /*
  * Visit every live task. fn may not add or remove tasks; returns early when
