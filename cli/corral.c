@@ -542,6 +542,10 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	if (res.survivors)
 		say("%lu %s of the tree survived!", res.survivors,
 		    plural(res.survivors, "task", "tasks"));
+	if (res.dying)
+		say("%lu %s still dying after SIGKILL: gave up waiting after "
+		    "--kill-wait (journal: dying)",
+		    res.dying, plural(res.dying, "task", "tasks"));
 	if (tree)
 		print_tree(c, &res, quiet);
 	/*

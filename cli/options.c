@@ -56,6 +56,7 @@ enum {
 	OPT_SETENV,
 	OPT_UNSETENV,
 	OPT_SANDBOX_GIT,
+	OPT_KILL_WAIT,
 };
 
 static const struct cli_opt run_table[] = {
@@ -119,6 +120,9 @@ static const struct cli_opt run_table[] = {
 	 "remove a variable in the sandbox"},
 	{"bwrap", 0, "PATH", OPT_BWRAP, "the bubblewrap to run"},
 	{"pty", 0, NULL, OPT_PTY, "run COMMAND on a new pseudo-terminal"},
+	{"kill-wait", 0, "DUR", OPT_KILL_WAIT,
+	 "give up on members still dying after SIGKILL after DUR "
+	 "(default 10s, 0 = never; exit 121)"},
 	{"boundary", 0, "B", OPT_BOUNDARY,
 	 "kernel boundary: auto, landlock (refuse to run without Landlock's "
 	 "signal scoping), seccomp"},
@@ -188,7 +192,8 @@ void cli_help(FILE *f)
 	      "changed, removed, inserted or reordered, and the chain head.\n"
 	      "\n"
 	      "Exit status: COMMAND's own; when it died of a signal, corral\n"
-	      "dies of the same signal; 122 --max-procs; 123 --escape=kill;\n"
+	      "dies of the same signal; 121 members still dying at --kill-wait;\n"
+	      "122 --max-procs; 123 --escape=kill;\n"
 	      "124 timeout; 125 corral failed or bad usage; 126 not "
 	      "executable;\n"
 	      "127 not found; 128+N corral was ended by signal N.\n"
@@ -597,6 +602,16 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 		case OPT_PTY:
 			cfg->pty = true;
 			break;
+		case OPT_KILL_WAIT: {
+			double v;
+			if (corral_parse_duration(optarg, &v) < 0)
+				return fail(err, errlen,
+					    "invalid time interval for "
+					    "--kill-wait: '%s'",
+					    optarg);
+			cfg->kill_wait = isinf(v) ? 0 : v;
+			break;
+		}
 		case OPT_BOUNDARY: {
 			enum corral_boundary b;
 			if (parse_boundary(optarg, &b) < 0)

@@ -139,6 +139,7 @@ extern "C" {
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {
+	CORRAL_EXIT_DYING = 121,    /* members still dying at --kill-wait */
 	CORRAL_EXIT_MAXPROCS = 122, /* --max-procs exceeded, tree ended */
 	CORRAL_EXIT_ESCAPE = 123,   /* --escape=kill fired, tree ended */
 	CORRAL_EXIT_TIMEOUT = 124,  /* --timeout expired, tree ended */
@@ -165,6 +166,7 @@ enum corral_event_type {
 	CORRAL_EV_STACK,
 	CORRAL_EV_SNAPSHOT,
 	CORRAL_EV_END,
+	CORRAL_EV_DYING, /* killed members not gone yet: who, how long */
 	CORRAL_EV__COUNT
 };
 
@@ -225,6 +227,8 @@ struct corral_event {
 	bool has_rusage;
 	double cpu_user, cpu_sys; /* seconds */
 	long max_rss;		  /* KiB */
+	double waited; /* DYING: seconds since kill-all's SIGKILL */
+	unsigned long count; /* DYING: tasks not gone yet (raw: their pids) */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -356,6 +360,13 @@ struct corral_config {
 	 * (abi.c refuses only non-zero bytes past sizeof).
 	 */
 	int64_t boundary;
+	/*
+	 * Seconds kill-all waits for SIGKILLed members to be gone (a task in
+	 * an uninterruptible exit, a FUSE request nobody answers) before it
+	 * gives up: the end line then says how many are still dying and the
+	 * exit status is CORRAL_EXIT_DYING. Default 10; 0 = wait forever.
+	 */
+	double kill_wait;
 
 	/* New sandbox settings (named sandbox_*, default all zero). */
 	struct corral_sandbox_opts sandbox_opts; /* --sandbox shape, above */
@@ -527,6 +538,9 @@ struct corral_result {
 	unsigned long pty_dropped; /* --pty: bytes of the command's output
 				      that could not be written when the run
 				      ended (the relay never blocks) */
+	/* Tasks SIGKILLed but not gone when kill_wait ran out (they cannot
+	 * return to user space; the kernel finishes them after corral). */
+	unsigned long dying;
 
 	/* New fields here, above the test block. */
 	/* Journal (docs/journal.md); all 0 / "" without a journal. */

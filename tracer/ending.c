@@ -215,9 +215,12 @@ static int count_unstopped(struct task *t, void *arg)
 {
 	/*
 	 * A vfork parent sits in an uninterruptible wait until its child
-	 * execs or exits; with the child held it cannot run either.
+	 * execs or exits; with the child held it cannot run either. A task
+	 * that a stop-all of this run already could not stop is not waited
+	 * for again (it is still interrupted, and held if it stops).
 	 */
-	if (t->state != TS_HELD && !(t->flags & TF_VFORK_WAIT))
+	if (t->state != TS_HELD &&
+	    !(t->flags & (TF_VFORK_WAIT | TF_UNSTOPPABLE)))
 		++*(size_t *)arg;
 	return 0;
 }
@@ -225,12 +228,24 @@ static int count_unstopped(struct task *t, void *arg)
 static size_t unstopped(struct corral *c)
 {
 	size_t left = c->tab.live - c->tab.nstate[TS_HELD];
-	/* Exact count (a table walk) only when vfork waits may explain it. */
-	if (left && left <= c->vfork_waiting) {
+	/* Exact count (a table walk) only when vfork waits, or tasks known
+	 * to be unstoppable, may explain it. */
+	if (left && left <= c->vfork_waiting + c->unstoppable) {
 		left = 0;
 		table_foreach_live(&c->tab, count_unstopped, &left);
 	}
 	return left;
+}
+
+static int mark_unstoppable(struct task *t, void *arg)
+{
+	struct corral *c = arg;
+	if (t->state != TS_HELD && !(t->flags & TF_VFORK_WAIT) &&
+	    !(t->flags & TF_UNSTOPPABLE)) {
+		t->flags |= TF_UNSTOPPABLE;
+		c->unstoppable++;
+	}
+	return 0;
 }
 
 int corral_stop_all(struct corral *c)
@@ -249,7 +264,13 @@ int corral_stop_all(struct corral *c)
 			break;
 		double rest = t0 + STOP_BUDGET - corral_now(c);
 		if (rest <= 0) {
+			/*
+			 * Stuck in the kernel: the next stop-all of this run
+			 * (the one before kill-all, after the stacks') does
+			 * not spend its budget on them again.
+			 */
 			c->res.unstopped = left;
+			table_foreach_live(&c->tab, mark_unstoppable, c);
 			break;
 		}
 		int n = corral_drain(c, false); /* the newborn */
@@ -327,6 +348,53 @@ static int count_live(struct task *t, void *arg)
 	return 0;
 }
 
+struct dying {
+	struct sbuf pids;
+	unsigned long tasks, listed;
+};
+
+static int list_dying(struct task *t, void *arg)
+{
+	struct dying *d = arg;
+	d->tasks++;
+	/* Processes by pid, at most 100: a line stays small. */
+	if (!(t->flags & TF_THREAD) && d->listed < 100) {
+		sb_printf(&d->pids, d->listed ? ",%d" : "%d", t->tid);
+		d->listed++;
+	}
+	return 0;
+}
+
+/* Who is still dying and since when: one journal line. */
+static unsigned long report_dying(struct corral *c, double waited)
+{
+	struct dying d = {0};
+	sb_putc(&d.pids, '[');
+	table_foreach_live(&c->tab, list_dying, &d);
+	sb_putc(&d.pids, ']');
+	struct corral_event ev = {
+		.type = CORRAL_EV_DYING,
+		.waited = waited,
+		.count = d.tasks,
+		.raw = d.pids.oom ? NULL : d.pids.p,
+	};
+	corral_emit(c, &ev);
+	sb_free(&d.pids);
+	return d.tasks;
+}
+
+/* First report of members still dying, then every time the wait doubles. */
+#define DYING_FIRST 1.0
+
+/*
+ * SIGKILL every member, then take events until the kernel says no tracee
+ * is left (ECHILD). A task may take long to finish dying (an exit that
+ * discards a large file's extents, a FUSE request nobody answers): the
+ * journal says who and for how long as corral waits, and after
+ * cfg.kill_wait seconds corral gives up on them (res.dying, exit status
+ * CORRAL_EXIT_DYING). They cannot return to user space; the kernel ends
+ * them after corral, which is no longer their tracer.
+ */
 int corral_kill_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
@@ -338,25 +406,38 @@ int corral_kill_all(struct corral *c)
 	struct tids wait = {0};
 	struct kill_arg ka = {c, &wait};
 	table_foreach_live(&c->tab, kill_one, &ka);
-	/* The known members, by tid, while there are many of them... */
-	while (wait.n > 16) {
-		size_t progress = sweep(c, &wait, gone);
+	double report = t0 + DYING_FIRST;
+	double give_up = c->cfg.kill_wait > 0 ? t0 + c->cfg.kill_wait : -1;
+	bool gave_up = false;
+	for (;;) {
+		/* The known members by tid (waitpid(-1) walks every tracee),
+		 * then what is not known yet (killed on sight). */
+		size_t progress = wait.n ? sweep(c, &wait, gone) : 0;
 		int n = corral_drain(c, false);
 		if (n == -ECHILD)
 			break;
-		if (!progress && n == 0)
-			corral_wait_kernel(c, 0.05);
+		if (n < 0 && n != -EINTR && n != -ENOMEM)
+			break;
+		if (progress || n > 0)
+			continue;
+		double now = corral_now(c);
+		if (give_up >= 0 && now >= give_up) {
+			c->res.dying = report_dying(c, now - t0);
+			gave_up = true;
+			break;
+		}
+		if (now >= report) {
+			report_dying(c, now - t0);
+			report = t0 + 2 * (report - t0);
+		}
+		double next = report;
+		if (give_up >= 0 && give_up < next)
+			next = give_up;
+		corral_wait_kernel(c, next - now);
 	}
 	free(wait.v);
-	/* ...then whatever is left, until the kernel says there is none. */
-	for (;;) {
-		int n = corral_drain(c, true);
-		if (n == -ECHILD)
-			break;
-		if (n < 0 && n != -EINTR)
-			break;
-	}
-	table_foreach_live(&c->tab, count_live, c);
+	if (!gave_up)
+		table_foreach_live(&c->tab, count_live, c);
 	c->res.t_kill += corral_now(c) - t0;
 	c->phase = PH_DONE;
 	return (int)(c->res.killed - before);

@@ -99,6 +99,7 @@ struct corral {
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
+	size_t unstoppable;   /* tasks ever flagged TF_UNSTOPPABLE (a hint) */
 
 	/* Snapshots on demand (SIGUSR1), coalesced (snapshot.c). */
 	double snap_last; /* when the last one was taken, -1 never */

@@ -224,6 +224,8 @@ static void put_end(struct corral *c, struct sbuf *b)
 	put_num(b, "survivors", (long)r->survivors);
 	if (r->unstopped)
 		put_num(b, "unstopped", (long)r->unstopped);
+	if (r->dying)
+		put_num(b, "dying", (long)r->dying);
 	sb_json_key(b, "phases");
 	sb_printf(b, "{\"grace\":%.6f,\"stop\":%.6f,\"kill\":%.6f}",
 		  r->t_grace, r->t_stop, r->t_kill);
@@ -262,6 +264,12 @@ static void format(struct corral *c, const struct corral_event *ev,
 		goto out;
 	case CORRAL_EV_SNAPSHOT:
 		sb_json_key(b, "members");
+		sb_puts(b, ev->raw ? ev->raw : "[]");
+		goto out;
+	case CORRAL_EV_DYING:
+		put_time(b, "waited", ev->waited);
+		put_num(b, "tasks", (long)ev->count);
+		sb_json_key(b, "pids");
 		sb_puts(b, ev->raw ? ev->raw : "[]");
 		goto out;
 	case CORRAL_EV_ENDING:

@@ -40,6 +40,7 @@ void config_set_defaults(struct corral_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->journal_fd = -1;
 	cfg->kill_after = 2.0;
+	cfg->kill_wait = 10.0;
 	cfg->watch_parent = true;
 	cfg->handle_signals = true;
 	cfg->stack_budget = 5.0;
@@ -322,15 +323,8 @@ void corral_wait_kernel(struct corral *c, double timeout)
 	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
 	/* A stalled journal reader: wake up when it takes lines again. */
 	int nj = journal_pollfd(c, pfd + 1 + npty + nlive);
-	struct timespec ts, *tsp = NULL;
-	if (timeout >= 0) {
-		if (timeout > 3600)
-			timeout = 3600;
-		ts.tv_sec = (time_t)timeout;
-		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
-		tsp = &ts;
-	}
-	if (ppoll(pfd, 1 + (nfds_t)(npty + nlive + nj), tsp, NULL) <= 0)
+	if (c->sys->poll(c->sys->ctx, pfd, 1 + (unsigned)(npty + nlive + nj),
+			 timeout) <= 0)
 		return;
 	if (nj && pfd[1 + npty + nlive].revents)
 		journal_flush(c);
@@ -340,8 +334,8 @@ void corral_wait_kernel(struct corral *c, double timeout)
 		live_io(c, pfd + 1 + npty);
 	struct signalfd_siginfo si[16];
 	ssize_t n;
-	while ((n = read(c->sigfd, si, sizeof(si))) > 0) {
-		for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+	while ((n = c->sys->read_signals(c->sys->ctx, c->sigfd, si, 16)) > 0) {
+		for (size_t i = 0; i < (size_t)n; i++) {
 			unsigned sig = si[i].ssi_signo;
 			if (sig == SIGCHLD || sig >= 32)
 				continue;
@@ -424,6 +418,9 @@ static int compute_exit(const struct corral *c)
 		return r->exec_errno == ENOENT ? CORRAL_EXIT_NOTFOUND
 					       : CORRAL_EXIT_NOEXEC;
 	}
+	/* Before the reason: the tree is not confirmed gone. */
+	if (r->dying)
+		return CORRAL_EXIT_DYING;
 	switch (r->reason) {
 	case CORRAL_REASON_TIMEOUT:
 		return CORRAL_EXIT_TIMEOUT;
@@ -470,19 +467,24 @@ static void finish(struct corral *c)
 static double sleep_for(const struct corral *c, int timeout_ms)
 {
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
-	double now = corral_now(c);
-	if (c->deadline > 0 && (wait < 0 || c->deadline - now < wait))
-		wait = c->deadline - now;
-	if (c->phase == PH_GRACE && (wait < 0 || c->grace_deadline - now < wait))
-		wait = c->grace_deadline - now;
+	double now = corral_now(c), due[3];
+	int n = 0;
+	/* The deadlines check_deadlines() acts on in this phase, no other:
+	 * a timeout already acted on must not wake the loop in its grace. */
+	bool run = c->phase == PH_RUN, grace = c->phase == PH_GRACE;
+	if (c->deadline > 0 &&
+	    (run || (grace && c->res.reason != CORRAL_REASON_TIMEOUT)))
+		due[n++] = c->deadline;
+	if (grace)
+		due[n++] = c->grace_deadline;
 	double snap = snapshot_due(c);
-	bool snap_due = snap >= 0 && (c->phase == PH_RUN ||
-				      c->phase == PH_GRACE);
-	if (snap_due && (wait < 0 || snap - now < wait))
-		wait = snap - now;
-	if (wait < 0 && (timeout_ms >= 0 || c->deadline > 0 ||
-			 c->phase == PH_GRACE || snap_due))
-		wait = 0; /* a deadline already passed */
+	if (snap >= 0 && (run || grace))
+		due[n++] = snap;
+	for (int i = 0; i < n; i++) {
+		double w = due[i] > now ? due[i] - now : 0; /* passed: now */
+		if (wait < 0 || w < wait)
+			wait = w;
+	}
 	return wait;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,27 @@ static double real_now(void *ctx)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static int real_poll(void *ctx, struct pollfd *p, unsigned n, double timeout)
+{
+	struct timespec ts, *tsp = NULL;
+	if (timeout >= 0) {
+		if (timeout > 3600)
+			timeout = 3600;
+		ts.tv_sec = (time_t)timeout;
+		ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
+		tsp = &ts;
+	}
+	int r = ppoll(p, n, tsp, NULL);
+	return r < 0 ? -errno : r;
+}
+
+static ssize_t real_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
+				 size_t max)
+{
+	ssize_t n = read(fd, si, max * sizeof(*si));
+	return n < 0 ? -errno : n / (ssize_t)sizeof(*si);
+}
+
 const struct corral_sys corral_sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
@@ -76,5 +98,7 @@ const struct corral_sys corral_sys_real = {
 	.exe = real_exe,
 	.argv = real_argv,
 	.now = real_now,
+	.poll = real_poll,
+	.read_signals = real_read_signals,
 	.ctx = 0,
 };

@@ -10,8 +10,10 @@
 #ifndef CORRAL_SYS_H
 #define CORRAL_SYS_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/types.h>
 
 struct corral_sys {
@@ -42,6 +44,15 @@ struct corral_sys {
 	 * can make time pass exactly when they mean it to.
 	 */
 	double (*now)(void *ctx);
+	/*
+	 * The loop's sleep: ppoll(2) on the signalfd (and --pty's fds) for
+	 * at most timeout seconds (< 0: no limit); then the signals read
+	 * from the signalfd. Here so that scripted tests decide when the
+	 * kernel has news and which signals corral gets.
+	 */
+	int (*poll)(void *ctx, struct pollfd *p, unsigned n, double timeout);
+	ssize_t (*read_signals)(void *ctx, int fd, struct signalfd_siginfo *si,
+				size_t max);
 	void *ctx;
 };
 

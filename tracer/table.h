@@ -44,6 +44,7 @@ enum task_flags {
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 	TF_IN_BATCH = 1u << 11,	 /* its status is in the batch being taken */
 	TF_ARGV_CUT = 1u << 12,	 /* argv kept only in part (TABLE_ARGV_KEEP) */
+	TF_UNSTOPPABLE = 1u << 13, /* a stop-all ran out of budget on it */
 };
 
 struct task {

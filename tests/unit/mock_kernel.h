@@ -55,6 +55,12 @@ struct mock {
 	 * which the test advances; waitpid(-1) adds wait_any_cost to it). */
 	bool fake_clock;
 	double clock, wait_any_cost;
+	/* Signals to corral, delivered at its next sleep (the loop's ppoll):
+	 * signo and sender. With fake_clock a sleep without them advances
+	 * the clock by its whole timeout. */
+	int sigs[16];
+	pid_t sigfrom[16];
+	int nsigs;
 	struct corral_sys sys;
 };
 
@@ -115,6 +121,36 @@ static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
 	}
 	/* The script is over: either nothing yet, or no tracee left. */
 	return (m->more && (options & WNOHANG)) ? 0 : -ECHILD;
+}
+
+static int m_poll(void *ctx, struct pollfd *p, unsigned n, double timeout)
+{
+	struct mock *m = ctx;
+	if (m->nsigs)
+		return 1;
+	if (m->fake_clock && timeout > 0)
+		m->clock += timeout;
+	return 0;
+}
+
+static ssize_t m_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
+			      size_t max)
+{
+	struct mock *m = ctx;
+	size_t k = 0;
+	for (; k < (size_t)m->nsigs && k < max; k++) {
+		memset(&si[k], 0, sizeof(si[k]));
+		si[k].ssi_signo = (uint32_t)m->sigs[k];
+		si[k].ssi_pid = (uint32_t)m->sigfrom[k];
+	}
+	m->nsigs = 0;
+	return (ssize_t)k;
+}
+
+static void mock_signal(struct mock *m, int sig, pid_t from)
+{
+	m->sigs[m->nsigs] = sig;
+	m->sigfrom[m->nsigs++] = from;
 }
 
 static double m_now(void *ctx)
@@ -190,6 +226,8 @@ static void mock_init(struct mock *m)
 		.exe = m_exe,
 		.argv = m_argv,
 		.now = m_now,
+		.poll = m_poll,
+		.read_signals = m_read_signals,
 		.ctx = m,
 	};
 }

@@ -488,6 +488,122 @@ static void test_snapshot_keeps_the_ending(void **state)
 	mock_free(c);
 }
 
+/* A started tree with the clock in the test's hands (t = 0 now). */
+static struct corral *started_at_zero(void)
+{
+	struct corral *c = started();
+	c->cfg.stacks = 0;
+	M.fake_clock = true;
+	M.clock = 0;
+	c->t0 = 0;
+	return c;
+}
+
+static int count_in_journal(struct corral *c, const char *needle)
+{
+	char *j = mock_journal(c);
+	int n = 0;
+	for (char *p = j; (p = strstr(p, needle)); p++)
+		n++;
+	free(j);
+	return n;
+}
+
+/*
+ * Kill-all gives up on a member that cannot finish dying after kill_wait,
+ * saying who and how long as it waits (at 1 s, 2 s, ...) and at the end.
+ */
+static void test_kill_wait_gives_up(void **state)
+{
+	struct corral *c = started_at_zero();
+	c->cfg.kill_wait = 3;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, ROOT, ST_KILLED(SIGKILL)); /* 101 never goes */
+	M.more = true;
+	corral_kill_all(c);
+	assert_int_equal(c->res.dying, 1);
+	assert_int_equal(c->phase, PH_DONE);
+	/* Who: 101, reported at 1 s, 2 s and when giving up at 3 s. */
+	assert_int_equal(count_in_journal(c, "\"event\":\"dying\""), 3);
+	assert_true(jpos(c, "\"waited\":1.0") >= 0);
+	assert_true(jpos(c, "\"waited\":3.0") >= 0);
+	assert_true(jpos(c, "\"tasks\":1,\"pids\":[101]") >= 0);
+	/* Given up at kill_wait, not before and not much after. */
+	assert_true(M.clock >= 3 && M.clock < 3.5);
+	assert_true(c->res.survivors == 0);
+	mock_free(c);
+}
+
+/* A member that cannot be stopped costs the stop budget once. */
+static void test_unstoppable_costs_budget_once(void **state)
+{
+	struct corral *c = started_at_zero();
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP)); /* 101 never stops */
+	M.more = true;
+	corral_stop_all(c);
+	assert_int_equal(c->res.unstopped, 1);
+	double spent = M.clock;
+	assert_true(spent >= 2.0); /* the budget */
+	assert_true(table_find(&c->tab, 101)->flags & TF_UNSTOPPABLE);
+	/* The next stop-all of the run does not wait for it again. */
+	int mark = M.ncalls;
+	corral_stop_all(c);
+	assert_true(M.clock - spent < 0.5);
+	/* It is still asked to stop. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, 101, -1), 1);
+	mock_free(c);
+}
+
+/* Signals to corral, through the loop's sleep: obeyed, or refused from a
+ * member. */
+static void test_signals_to_corral(void **state)
+{
+	struct corral *c = started_at_zero();
+	c->cfg.handle_signals = true;
+	c->drained = true;
+	M.more = true;
+	mock_signal(&M, SIGTERM, ROOT); /* from a member: journaled, ignored */
+	assert_int_equal(corral_step(c, 0), 1);
+	assert_true(jpos(c, "\"event\":\"denied\"") >= 0);
+	assert_int_equal(c->phase, PH_RUN);
+	c->drained = true;
+	mock_signal(&M, SIGTERM, 4242); /* from outside: end the tree */
+	assert_int_equal(corral_step(c, 0), 1);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
+	assert_int_equal(c->res.term_signal, SIGTERM);
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
+	mock_free(c);
+}
+
+/* The timeout, then the grace, expire on the clock the loop reads. */
+static void test_timeout_then_grace_expire(void **state)
+{
+	struct corral *c = started_at_zero();
+	c->cfg.kill_after = 2;
+	c->deadline = 5;
+	c->drained = true;
+	M.more = true;
+	/* The loop sleeps until the deadline, no longer. */
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_true(M.clock >= 5 && M.clock < 5.01);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_TIMEOUT);
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
+	/* Then until the end of the grace, where the tree is ended (here
+	 * the scripted kernel has it gone already) and the run finishes. */
+	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
+	M.more = false;
+	c->drained = true;
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock >= 7 && M.clock < 7.01);
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +620,10 @@ int main(void)
 		cmocka_unit_test(test_loop_ends_on_echild),
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_burst_swept_by_tid),
+		cmocka_unit_test(test_kill_wait_gives_up),
+		cmocka_unit_test(test_unstoppable_costs_budget_once),
+		cmocka_unit_test(test_signals_to_corral),
+		cmocka_unit_test(test_timeout_then_grace_expire),
 		cmocka_unit_test(test_resume_keeps_the_ending),
 		cmocka_unit_test(test_snapshot_keeps_the_ending),
 		cmocka_unit_test(test_snapshots_coalesced),
