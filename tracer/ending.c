@@ -167,10 +167,14 @@ static size_t sweep(struct corral *c, struct tids *s,
 		if (!done(c, tid)) {
 			int st;
 			struct rusage ru;
+			struct rusage *rp =
+				wait_rusage(&c->tab, table_find(&c->tab, tid))
+					? &ru
+					: NULL;
 			pid_t r = c->sys->waitpid(c->sys->ctx, tid, &st,
-						  __WALL | WNOHANG, &ru);
+						  __WALL | WNOHANG, rp);
 			if (r > 0) {
-				c->wait_ru = &ru;
+				c->wait_ru = rp;
 				engine_handle(c, r, st);
 				c->wait_ru = NULL;
 				progress++;

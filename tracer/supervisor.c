@@ -308,7 +308,7 @@ int corral_drain(struct corral *c, bool block)
 		struct task *t = table_find(&c->tab, w->pid);
 		if (t)
 			t->flags &= ~TF_IN_BATCH;
-		c->wait_ru = &w->ru;
+		c->wait_ru = w->has_ru ? &w->ru : NULL;
 		engine_handle(c, w->pid, w->status);
 	}
 	c->wait_ru = NULL;

@@ -76,7 +76,9 @@ static void push(struct corral *c, size_t n, pid_t p, int st,
 {
 	c->batch[n].pid = p;
 	c->batch[n].status = st;
-	c->batch[n].ru = *ru;
+	c->batch[n].has_ru = ru != NULL;
+	if (ru)
+		c->batch[n].ru = *ru;
 	/* Taken: a sweep must not wait for it again in this batch. */
 	struct task *t = table_find(&c->tab, p);
 	if (t)
@@ -111,12 +113,13 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 			}
 			int st;
 			struct rusage ru;
+			struct rusage *rp = wait_rusage(tab, t) ? &ru : NULL;
 			pid_t r = c->sys->waitpid(c->sys->ctx, t->tid, &st,
-						  __WALL | WNOHANG, &ru);
+						  __WALL | WNOHANG, rp);
 			calls++;
 			since_check++;
 			if (r > 0)
-				push(c, (*n)++, r, st, &ru);
+				push(c, (*n)++, r, st, rp);
 		}
 		/* The bound, checked between buckets (a chain is short). */
 		if (since_check >= 256) {
@@ -163,7 +166,8 @@ int waiter_collect(struct corral *c, bool block)
 		int st;
 		struct rusage ru;
 		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
-		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, &ru);
+		struct rusage *rp = wait_rusage(&c->tab, NULL) ? &ru : NULL;
+		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, rp);
 		if (p == 0) {
 			c->queue_empty = true;
 			break;
@@ -178,7 +182,7 @@ int waiter_collect(struct corral *c, bool block)
 			c->queue_empty = true;
 			break;
 		}
-		push(c, n++, p, st, &ru);
+		push(c, n++, p, st, rp);
 		since_sweep++;
 	}
 	return (int)n;
