@@ -343,6 +343,14 @@ void corral_wait_kernel(struct corral *c, double timeout)
 			c->pending_from[sig] = (pid_t)si[i].ssi_pid;
 		}
 	}
+	/*
+	 * What was read here (SIGCHLD: news; a signal to act on) is the next
+	 * step's work, and the signalfd no longer says so: corral_fd() must.
+	 * A step re-arms it at its end; stop-all and kill-all called from
+	 * outside a step (corral_request_end) leave it armed.
+	 */
+	if (c->pollfd)
+		pollfd_arm(c, 0);
 }
 
 static void act_on_signals(struct corral *c)

@@ -147,7 +147,7 @@ static ssize_t m_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
 	return (ssize_t)k;
 }
 
-static void mock_signal(struct mock *m, int sig, pid_t from)
+static inline void mock_signal(struct mock *m, int sig, pid_t from)
 {
 	m->sigs[m->nsigs] = sig;
 	m->sigfrom[m->nsigs++] = from;
