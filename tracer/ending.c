@@ -50,10 +50,10 @@ static int term_one(struct task *t, void *arg)
 
 static void finish_now(struct corral *c)
 {
-	double t = corral_now(c);
+	double t = run_time(c);
 	c->res.t_grace = t - c->grace_start;
 	corral_stop_all(c);
-	c->res.t_stop = corral_now(c) - t;
+	c->res.t_stop = run_time(c) - t;
 	corral_kill_all(c);
 }
 
@@ -78,7 +78,7 @@ static void start_ending(struct corral *c)
 		table_foreach_live(&c->tab, term_one, c);
 		/* The grace is the members' time, not our stacks'. */
 		if (c->grace_deadline > c->grace_start)
-			c->grace_deadline = corral_now(c) + c->grace_len;
+			c->grace_deadline = run_time(c) + c->grace_len;
 	}
 }
 
@@ -93,20 +93,20 @@ void ending_begin(struct corral *c, enum corral_reason why, int sig)
 {
 	if (c->phase == PH_GRACE) {
 		/* Asked again while waiting: no more grace. */
-		c->grace_deadline = corral_now(c);
+		c->grace_deadline = run_time(c);
 		return;
 	}
 	if (c->phase != PH_RUN)
 		return;
 	c->res.reason = why;
 	c->res.term_signal = sig;
-	c->res.t_ending = corral_now(c);
+	c->res.t_ending = run_time(c);
 	struct corral_event ev = {
 		.type = CORRAL_EV_ENDING,
 		.reason = why,
 		.sig = sig,
 	};
-	corral_emit(c, &ev);
+	emit(c, &ev);
 	/*
 	 * A fork bomb or a caught escape gets no grace: the point is to stop
 	 * it now, not to let it clean up.
@@ -116,7 +116,7 @@ void ending_begin(struct corral *c, enum corral_reason why, int sig)
 	c->phase = PH_GRACE;
 	c->ending_started = false;
 	c->grace_len = grace ? c->cfg.kill_after : 0;
-	c->grace_start = corral_now(c);
+	c->grace_start = run_time(c);
 	c->grace_deadline = c->grace_start + c->grace_len;
 }
 
@@ -126,7 +126,7 @@ void ending_tick(struct corral *c)
 		return;
 	if (!c->ending_started)
 		start_ending(c);
-	if (c->phase == PH_GRACE && corral_now(c) >= c->grace_deadline)
+	if (c->phase == PH_GRACE && run_time(c) >= c->grace_deadline)
 		finish_now(c);
 }
 
@@ -256,7 +256,7 @@ int corral_stop_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	double t0 = corral_now(c);
+	double t0 = run_time(c);
 	c->holding = true;
 	struct tids wait = {0};
 	struct interrupt_arg ia = {c, &wait};
@@ -266,7 +266,7 @@ int corral_stop_all(struct corral *c)
 		size_t left = unstopped(c);
 		if (!left)
 			break;
-		double rest = t0 + STOP_BUDGET - corral_now(c);
+		double rest = t0 + STOP_BUDGET - run_time(c);
 		if (rest <= 0) {
 			/*
 			 * Stuck in the kernel: the next stop-all of this run
@@ -277,11 +277,11 @@ int corral_stop_all(struct corral *c)
 			table_foreach_live(&c->tab, mark_unstoppable, c);
 			break;
 		}
-		int n = corral_drain(c, false); /* the newborn */
+		int n = drain(c, false); /* the newborn */
 		if (n == -ECHILD)
 			break;
 		if (n == 0 && progress == 0)
-			corral_wait_kernel(c, rest);
+			wait_kernel(c, rest);
 	}
 	free(wait.v);
 	return (int)c->tab.nstate[TS_HELD];
@@ -316,7 +316,7 @@ int corral_resume_all(struct corral *c)
 void ending_done(struct corral *c)
 {
 	if (c->phase == PH_GRACE) /* the tree ended within the grace */
-		c->res.t_grace = corral_now(c) - c->grace_start;
+		c->res.t_grace = run_time(c) - c->grace_start;
 	c->phase = PH_DONE;
 }
 
@@ -382,7 +382,7 @@ static unsigned long report_dying(struct corral *c, double waited)
 		.count = d.tasks,
 		.raw = d.pids.oom ? NULL : d.pids.p,
 	};
-	corral_emit(c, &ev);
+	emit(c, &ev);
 	sb_free(&d.pids);
 	return d.tasks;
 }
@@ -403,7 +403,7 @@ int corral_kill_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	double t0 = corral_now(c);
+	double t0 = run_time(c);
 	unsigned long before = c->res.killed;
 	c->phase = PH_KILLING;
 	c->holding = true;
@@ -417,14 +417,14 @@ int corral_kill_all(struct corral *c)
 		/* The known members by tid (waitpid(-1) walks every tracee),
 		 * then what is not known yet (killed on sight). */
 		size_t progress = wait.n ? sweep(c, &wait, gone) : 0;
-		int n = corral_drain(c, false);
+		int n = drain(c, false);
 		if (n == -ECHILD)
 			break;
 		if (n < 0 && n != -EINTR && n != -ENOMEM)
 			break;
 		if (progress || n > 0)
 			continue;
-		double now = corral_now(c);
+		double now = run_time(c);
 		if (give_up >= 0 && now >= give_up) {
 			c->res.dying = report_dying(c, now - t0);
 			gave_up = true;
@@ -437,12 +437,12 @@ int corral_kill_all(struct corral *c)
 		double next = report;
 		if (give_up >= 0 && give_up < next)
 			next = give_up;
-		corral_wait_kernel(c, next - now);
+		wait_kernel(c, next - now);
 	}
 	free(wait.v);
 	if (!gave_up)
 		table_foreach_live(&c->tab, count_live, c);
-	c->res.t_kill += corral_now(c) - t0;
+	c->res.t_kill += run_time(c) - t0;
 	c->phase = PH_DONE;
 	return (int)(c->res.killed - before);
 }

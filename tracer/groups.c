@@ -180,6 +180,6 @@ void groups_step(struct corral *c)
 	struct timespec zero = {0, 0};
 	sigtimedwait(&cont, NULL, &zero);
 	groups_sigcont(c);
-	corral_drain(c, false);
+	drain(c, false);
 	c->jc_stop = 0;
 }

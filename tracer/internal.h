@@ -35,8 +35,8 @@ struct journal;
  * (stop-all) is not a phase: see c->holding.
  */
 enum phase {
-	PH_RUN,	    /* supervising */
-	PH_GRACE,   /* the end is decided: SIGTERM sent, waiting for the grace */
+	PH_RUN,	  /* supervising */
+	PH_GRACE, /* the end is decided: SIGTERM sent, waiting for the grace */
 	PH_KILLING, /* kill-all sent, consuming events until ECHILD */
 	PH_DONE,    /* the kernel confirmed no tracee is left */
 };
@@ -74,16 +74,16 @@ struct corral {
 	/* Journal (journal.c), NULL without one. */
 	struct journal *journal;
 
-	double t0; /* CLOCK_MONOTONIC at start */
-	char *exe; /* resolved command (or bwrap) path */
+	double t0;	   /* CLOCK_MONOTONIC at start */
+	char *exe;	   /* resolved command (or bwrap) path */
 	char **spawn_argv; /* what the first process execs */
 	pid_t self, root;
-	int errpipe;	/* reads the child's exec errno */
-	int sigfd;	/* signalfd for the signals we handle */
+	int errpipe; /* reads the child's exec errno */
+	int sigfd;   /* signalfd for the signals we handle */
 	sigset_t oldmask;
 	sigset_t sigset; /* the signals we block and read from sigfd */
 	bool mask_set;
-	pid_t parent;	/* our parent when we started */
+	pid_t parent; /* our parent when we started */
 	bool sigpipe_was_ignored;
 	int spawn_stage; /* what failed in the child: 0 exec, 1 filter */
 	struct sock_fprog filter;
@@ -97,23 +97,23 @@ struct corral {
 	pid_t root_pgid;     /* the group the command started in */
 	bool tty_given;	     /* we gave it the terminal's foreground */
 	/* --pty */
-	int ptm;	     /* master side, -1 without --pty */
-	char pts[64];	     /* slave side's path */
-	bool stdin_open;     /* still relaying our stdin */
+	int ptm;	      /* master side, -1 without --pty */
+	char pts[64];	      /* slave side's path */
+	bool stdin_open;      /* still relaying our stdin */
 	struct pty_io *ptyio; /* the relay's queues and descriptors (pty.c) */
 	bool tio_saved;
 	struct termios saved_tio;
 
 	enum phase phase;
-	bool holding;	      /* stop-all (or kill-all): keep every stop held */
+	bool holding; /* stop-all (or kill-all): keep every stop held */
 	double grace_start, grace_deadline; /* PH_GRACE */
 	double grace_len;
 	bool ending_started; /* stacks taken, SIGTERM sent */
-	double deadline;      /* --timeout, 0 = none */
+	double deadline;     /* --timeout, 0 = none */
 	bool root_exited;
-	bool finished; /* the end event has been emitted */
-	bool saw_echild; /* the last drain ended on ECHILD */
-	bool drained;	 /* a drain emptied the kernel's queue: sleep first */
+	bool finished;	  /* the end event has been emitted */
+	bool saw_echild;  /* the last drain ended on ECHILD */
+	bool drained;	  /* a drain emptied the kernel's queue: sleep first */
 	bool queue_empty; /* the last collect ended on 0 or ECHILD */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
@@ -148,11 +148,12 @@ struct corral {
 	struct live *live; /* live.c: SIGUSR1 print, `corral ps` socket */
 	int jc_stop;	   /* groups.c: terminal stop of the command's group
 			      to pass on to our own job (0: none) */
-	struct landlock_plan boundary; /* the tree's Landlock domain (spawn.c) */
+	struct landlock_plan
+		boundary;	/* the tree's Landlock domain (spawn.c) */
 	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
 };
 
-double corral_now(const struct corral *c);
+double run_time(const struct corral *c);
 
 /* groups.c: keep the command out of corral's process group. */
 int groups_prepare(struct corral *c);
@@ -213,13 +214,13 @@ struct task *engine_add_root(struct corral *c, pid_t pid);
 /* ending.c */
 void ending_begin(struct corral *c, enum corral_reason why, int sig);
 void ending_tick(struct corral *c); /* grace expired? */
-void ending_done(struct corral *c);  /* no tracee left: PH_DONE */
+void ending_done(struct corral *c); /* no tracee left: PH_DONE */
 /*
  * Take one batch of wait statuses (every task that has something to
  * report, each once: fair under storms) and handle them. Blocks for the
  * first when block. Returns how many, or -ECHILD when no tracee is left.
  */
-int corral_drain(struct corral *c, bool block);
+int drain(struct corral *c, bool block);
 /*
  * waiter.c: collect a bounded batch of statuses into c->batch (no
  * dispatch). Returns how many, or -ECHILD; sets c->queue_empty when the
@@ -227,7 +228,7 @@ int corral_drain(struct corral *c, bool block);
  */
 int waiter_collect(struct corral *c, bool block);
 /* Sleep until the kernel may have news (SIGCHLD) or timeout seconds. */
-void corral_wait_kernel(struct corral *c, double timeout);
+void wait_kernel(struct corral *c, double timeout);
 
 /* journal.c */
 int journal_open(struct corral *c, char *err, size_t errlen);
@@ -242,8 +243,8 @@ bool journal_take_loss(struct corral *c);
 /* stacks.c */
 void stacks_one(struct corral *c, struct task *t, const char *why);
 /* Unwind a held task into frames; never fails (0 frames and *err). */
-int stacks_unwind(struct corral *c, struct task *t,
-		  struct corral_frame *frames, int max, const char **err);
+int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
+		  int max, const char **err);
 void stacks_all(struct corral *c, const char *why);
 /* Stacks for the reason the tree is being ended, if --stacks asks. */
 bool stacks_wanted(const struct corral *c);
@@ -253,15 +254,15 @@ bool stacks_is_crash(int sig);
 /* snapshot.c: a snapshot asked for by a signal, at most one per interval:
  * a flood of requests is coalesced into one. */
 void snapshot_request(struct corral *c, bool with_stacks);
-/* When the coalesced snapshot is due (corral_now() time), -1: none. */
+/* When the coalesced snapshot is due (run_time() time), -1: none. */
 double snapshot_due(const struct corral *c);
 /* Take it if it is due. */
 void snapshot_tick(struct corral *c);
 
 /* corral_spawn() failed after the start line: the end line says so. */
-void corral_end_failed(struct corral *c);
+void end_failed(struct corral *c);
 
 /* Emit an event to the journal and the callback. */
-void corral_emit(struct corral *c, struct corral_event *ev);
+void emit(struct corral *c, struct corral_event *ev);
 
 #endif

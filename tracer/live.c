@@ -224,7 +224,7 @@ static int stack_text(struct task *t, void *arg)
 	struct stackround *r = arg;
 	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
 		return 0;
-	if (corral_now(r->c) > r->deadline) {
+	if (run_time(r->c) > r->deadline) {
 		r->skipped++;
 		return 0;
 	}
@@ -265,7 +265,7 @@ static void put_stacks(struct corral *c, struct sbuf *b)
 		return;
 	}
 	corral_stop_all(c);
-	struct stackround r = {c, b, corral_now(c) + c->cfg.stack_budget, 0};
+	struct stackround r = {c, b, run_time(c) + c->cfg.stack_budget, 0};
 	table_foreach_live(&c->tab, stack_text, &r);
 	corral_resume_all(c);
 	if (r.skipped)
@@ -278,7 +278,7 @@ static void put_stacks(struct corral *c, struct sbuf *b)
 static int render(struct corral *c, unsigned flags, struct sbuf *b)
 {
 	bool live = flags & CORRAL_TREE_LIVE;
-	double now = corral_now(c);
+	double now = run_time(c);
 	int n = 0;
 	for (struct task *t = c->tab.first; t; t = t->next)
 		n++;
@@ -628,7 +628,7 @@ void live_step(struct corral *c)
 	struct live *l = c->live;
 	if (!l)
 		return;
-	double now = corral_now(c);
+	double now = run_time(c);
 	if (l->print_wanted) {
 		l->print_wanted = false;
 		if (now - l->last_print < LIVE_MIN_GAP) {
@@ -667,7 +667,7 @@ void live_step(struct corral *c)
 		if (k->stacks) {
 			if (now - l->last_stacks >= LIVE_MIN_GAP) {
 				f |= CORRAL_TREE_STACKS;
-				l->last_stacks = corral_now(c);
+				l->last_stacks = run_time(c);
 			} else {
 				sb_puts(&k->out, "(stacks were taken less than "
 						 "1s ago: not again yet)\n");

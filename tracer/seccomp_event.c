@@ -107,7 +107,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 			.frames = nf ? frames : NULL,
 			.nframes = nf,
 		};
-		corral_emit(c, &ev);
+		emit(c, &ev);
 	}
 	if (verdict[0] == 'k') {
 		/* Held: it must not complete the call while the tree ends. */

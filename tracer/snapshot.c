@@ -62,9 +62,11 @@ static int put_member(struct task *t, void *arg)
 	struct sbuf *b = s->b;
 	if (t->flags & TF_THREAD)
 		return 0;
-	static const char states[TS__COUNT] = {
-		[TS_NEW] = 'R', [TS_RUNNING] = 'R', [TS_HELD] = 't',
-		[TS_LISTEN] = 'T', [TS_DEAD] = 'Z'};
+	static const char states[TS__COUNT] = {[TS_NEW] = 'R',
+					       [TS_RUNNING] = 'R',
+					       [TS_HELD] = 't',
+					       [TS_LISTEN] = 'T',
+					       [TS_DEAD] = 'Z'};
 	sb_puts(b, s->n++ ? ",{" : "{");
 	sb_printf(b, "\"pid\":%d,\"ppid\":%d,\"state\":\"%c\",\"threads\":%d",
 		  t->tid, t->creator_tgid,
@@ -122,7 +124,7 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 		.type = CORRAL_EV_SNAPSHOT,
 		.raw = b.p,
 	};
-	corral_emit(c, &ev);
+	emit(c, &ev);
 	sb_free(&b);
 	if (stacks)
 		stacks_all(c, "snapshot");
@@ -149,7 +151,7 @@ double snapshot_due(const struct corral *c)
 void snapshot_tick(struct corral *c)
 {
 	double due = snapshot_due(c);
-	double now = corral_now(c);
+	double now = run_time(c);
 	if (due < 0 || now < due)
 		return;
 	bool stacks = c->snap_stacks;

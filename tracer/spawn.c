@@ -118,7 +118,7 @@ int corral_spawn(struct corral *c)
 		return -e;
 	}
 	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
-	corral_emit(c, &start);
+	emit(c, &start);
 	if (journal_take_loss(c)) { /* --journal-strict: nothing starts */
 		close(go[0]);
 		close(go[1]);
@@ -127,7 +127,7 @@ int corral_spawn(struct corral *c)
 		snprintf(c->errmsg, sizeof(c->errmsg),
 			 "journal: the start line could not be written "
 			 "(--journal-strict): the command was not run");
-		corral_end_failed(c);
+		end_failed(c);
 		return -EIO;
 	}
 
@@ -140,7 +140,7 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		close(ep[1]);
 		snprintf(c->errmsg, sizeof(c->errmsg), "fork: %s", strerror(e));
-		corral_end_failed(c);
+		end_failed(c);
 		return -e;
 	}
 	if (pid == 0) {
@@ -173,7 +173,7 @@ int corral_spawn(struct corral *c)
 			 "ptrace restricted here (Yama ptrace_scope, a "
 			 "container's seccomp profile)?",
 			 strerror((int)-r));
-		corral_end_failed(c);
+		end_failed(c);
 		return (int)r;
 	}
 	/*
@@ -190,7 +190,7 @@ int corral_spawn(struct corral *c)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		c->root = 0;
-		corral_end_failed(c);
+		end_failed(c);
 		return -ENOMEM;
 	}
 	ssize_t n;
@@ -199,7 +199,7 @@ int corral_spawn(struct corral *c)
 	while (n < 0 && errno == EINTR);
 	close(go[1]);
 	if (c->cfg.timeout > 0)
-		c->deadline = corral_now(c) + c->cfg.timeout;
+		c->deadline = run_time(c) + c->cfg.timeout;
 	/* Our parent may have died before the death signal was armed. */
 	if (c->cfg.watch_parent && getppid() != c->parent)
 		c->pending_sigs |= 1u << SIGUSR2;

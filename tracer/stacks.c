@@ -23,8 +23,8 @@ static bool ensure_unwinder(struct corral *c)
 	return c->unw != NULL;
 }
 
-int stacks_unwind(struct corral *c, struct task *t,
-		  struct corral_frame *frames, int max, const char **err)
+int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
+		  int max, const char **err)
 {
 	int n = -ENOMEM;
 	*err = NULL;
@@ -55,7 +55,7 @@ void stacks_one(struct corral *c, struct task *t, const char *why)
 		.nframes = n,
 		.error = err,
 	};
-	corral_emit(c, &ev);
+	emit(c, &ev);
 }
 
 struct round {
@@ -71,7 +71,7 @@ static int stack_held(struct task *t, void *arg)
 	/* Only a task in a ptrace-stop can be unwound. */
 	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
 		return 0;
-	if (corral_now(r->c) > r->deadline) {
+	if (run_time(r->c) > r->deadline) {
 		r->skipped++;
 		return 0;
 	}
@@ -82,17 +82,16 @@ static int stack_held(struct task *t, void *arg)
 /* Every thread of every member, within the budget. Tree must be held. */
 void stacks_all(struct corral *c, const char *why)
 {
-	struct round r = {c, why, corral_now(c) + c->cfg.stack_budget, 0};
+	struct round r = {c, why, run_time(c) + c->cfg.stack_budget, 0};
 	table_foreach_live(&c->tab, stack_held, &r);
 	if (r.skipped) {
 		char d[96];
 		snprintf(d, sizeof(d),
 			 "stack budget of %gs spent: %lu thread(s) skipped",
 			 c->cfg.stack_budget, r.skipped);
-		struct corral_event ev = {.type = CORRAL_EV_STACK,
-					  .detail = why,
-					  .error = d};
-		corral_emit(c, &ev);
+		struct corral_event ev = {
+			.type = CORRAL_EV_STACK, .detail = why, .error = d};
+		emit(c, &ev);
 		c->res.stacks_skipped += r.skipped;
 	}
 }

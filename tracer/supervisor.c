@@ -29,7 +29,7 @@
 #include "internal.h"
 #include "unwind.h"
 
-double corral_now(const struct corral *c)
+double run_time(const struct corral *c)
 {
 	return c->sys->now(c->sys->ctx) - c->t0;
 }
@@ -48,9 +48,9 @@ void config_set_defaults(struct corral_config *cfg)
 		      CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE;
 }
 
-void corral_emit(struct corral *c, struct corral_event *ev)
+void emit(struct corral *c, struct corral_event *ev)
 {
-	ev->t = corral_now(c);
+	ev->t = run_time(c);
 	journal_event(c, ev);
 	if (c->cfg.on_event) {
 		/* What the callback may call: see corral.h (-EDEADLK). */
@@ -165,25 +165,25 @@ static int setup_signals(struct corral *c)
  * Nothing will be started: the journal, already opened, still says what
  * was asked and how it ended.
  */
-void corral_end_failed(struct corral *c)
+void end_failed(struct corral *c)
 {
 	c->res.exit_code = CORRAL_EXIT_INTERNAL;
 	c->finished = true;
 	struct corral_event end = {.type = CORRAL_EV_END};
-	corral_emit(c, &end);
+	emit(c, &end);
 }
 
 static void refuse(struct corral *c)
 {
 	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
-	corral_emit(c, &start);
+	emit(c, &start);
 	c->res.exit_code = compute_exit(c);
 	struct corral_event end = {.type = CORRAL_EV_END};
-	corral_emit(c, &end);
+	emit(c, &end);
 }
 
-int corral_new(const struct corral_config *cfg, struct corral **out,
-	       char *err, size_t errlen)
+int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
+	       size_t errlen)
 {
 	char dummy[8];
 	if (!err) {
@@ -246,13 +246,13 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
 	}
 	/* The kernel boundary: before anything is started, so that
 	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
-	r = landlock_plan((enum corral_boundary)cfg->boundary, cfg->sandbox.enabled, &c->boundary,
-			  err, errlen);
+	r = landlock_plan((enum corral_boundary)cfg->boundary,
+			  cfg->sandbox.enabled, &c->boundary, err, errlen);
 	if (r < 0) {
 		struct corral_event start = {.type = CORRAL_EV_START,
 					     .pid = c->self};
-		corral_emit(c, &start);
-		corral_end_failed(c);
+		emit(c, &start);
+		end_failed(c);
 		goto fail;
 	}
 	c->res.landlock_abi = c->boundary.abi;
@@ -296,7 +296,7 @@ fail:
 	return r;
 }
 
-int corral_drain(struct corral *c, bool block)
+int drain(struct corral *c, bool block)
 {
 	int n = waiter_collect(c, block);
 	if (n <= 0)
@@ -315,7 +315,7 @@ int corral_drain(struct corral *c, bool block)
 	return n;
 }
 
-void corral_wait_kernel(struct corral *c, double timeout)
+void wait_kernel(struct corral *c, double timeout)
 {
 	/* sigfd, pty (3), live (5), journal (1) */
 	struct pollfd pfd[12] = {{.fd = c->sigfd, .events = POLLIN}};
@@ -380,7 +380,7 @@ static void act_on_signals(struct corral *c)
 			struct corral_event ev = {.type = CORRAL_EV_DENIED,
 						  .pid = from,
 						  .detail = d};
-			corral_emit(c, &ev);
+			emit(c, &ev);
 			continue;
 		}
 		if (sig == SIGCONT) { /* fg or bg of corral's job */
@@ -391,8 +391,9 @@ static void act_on_signals(struct corral *c)
 			if (!c->journal && c->cfg.live_stderr)
 				live_request_print(c); /* live.c */
 			else
-				snapshot_request(c, c->cfg.stacks &
-							    CORRAL_STACKS_SNAPSHOT);
+				snapshot_request(
+					c,
+					c->cfg.stacks & CORRAL_STACKS_SNAPSHOT);
 			continue;
 		}
 		ending_begin(c, CORRAL_REASON_SIGNAL, sig);
@@ -401,7 +402,7 @@ static void act_on_signals(struct corral *c)
 
 static void check_deadlines(struct corral *c)
 {
-	if (c->deadline > 0 && corral_now(c) >= c->deadline &&
+	if (c->deadline > 0 && run_time(c) >= c->deadline &&
 	    (c->phase == PH_RUN || c->phase == PH_GRACE)) {
 		if (c->phase == PH_RUN)
 			ending_begin(c, CORRAL_REASON_TIMEOUT, 0);
@@ -465,17 +466,17 @@ static void finish(struct corral *c)
 	groups_restore(c);
 	pty_finish(c);
 	c->res.exit_code = compute_exit(c);
-	c->res.t_end = corral_now(c);
+	c->res.t_end = run_time(c);
 	struct corral_event ev = {.type = CORRAL_EV_END,
 				  .reason = c->res.reason};
-	corral_emit(c, &ev);
+	emit(c, &ev);
 }
 
 /* How long the loop may sleep: the caller's limit and our deadlines. */
 static double sleep_for(const struct corral *c, int timeout_ms)
 {
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
-	double now = corral_now(c), due[3];
+	double now = run_time(c), due[3];
 	int n = 0;
 	/* The deadlines check_deadlines() acts on in this phase, no other:
 	 * a timeout already acted on must not wake the loop in its grace. */
@@ -516,10 +517,10 @@ int corral_step(struct corral *c, int timeout_ms)
 	if (c->finished)
 		return 0;
 	if (c->drained && !c->saw_echild && c->tab.live > 0)
-		corral_wait_kernel(c, sleep_for(c, timeout_ms));
+		wait_kernel(c, sleep_for(c, timeout_ms));
 	int n = 0;
 	if (c->phase != PH_DONE)
-		n = corral_drain(c, false);
+		n = drain(c, false);
 	/* A batch cut at its bound left news in the kernel: no sleep. */
 	c->drained = c->queue_empty;
 	if (n == -ECHILD || c->phase == PH_DONE) {

@@ -34,6 +34,13 @@ struct corral_sys {
 	 * scripted tests invent.
 	 */
 	bool (*is_thread_of)(void *ctx, pid_t tgid, pid_t tid);
+	/*
+	 * The flags of the clone() a task stopped at PTRACE_EVENT_CLONE is
+	 * in, read from its registers (one PTRACE_GETREGS instead of a /proc
+	 * path lookup per new task); -ENOSYS where this is not known (another
+	 * architecture, not clone()): ask is_thread_of() then.
+	 */
+	long (*clone_flags)(void *ctx, pid_t creator);
 	int (*ids)(void *ctx, pid_t tid, pid_t *tgid, pid_t *ppid,
 		   pid_t *nspid);
 	char *(*exe)(void *ctx, pid_t tid);

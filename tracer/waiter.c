@@ -100,7 +100,7 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 {
 	struct table *tab = &c->tab;
 	size_t nb = tab->nbuckets, calls = 0, since_check = 0;
-	double t0 = corral_now(c);
+	double t0 = run_time(c);
 	bool whole = true;
 	size_t k, b = c->sweep_bucket & (nb - 1);
 	for (k = 0; k < nb; k++, b = (b + 1) & (nb - 1)) {
@@ -108,7 +108,8 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 			if (!may_have_news(t))
 				continue;
 			if (!room(c, *n)) {
-				whole = false; /* the rest stays in the kernel */
+				whole = false; /* the rest stays in the kernel
+						*/
 				goto out;
 			}
 			int st;
@@ -124,7 +125,7 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 		/* The bound, checked between buckets (a chain is short). */
 		if (since_check >= 256) {
 			since_check = 0;
-			if (*n >= BATCH_MAX || corral_now(c) >= t_end) {
+			if (*n >= BATCH_MAX || run_time(c) >= t_end) {
 				whole = k + 1 == nb;
 				b = (b + 1) & (nb - 1);
 				goto out;
@@ -134,21 +135,21 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 out:
 	c->sweep_bucket = b;
 	if (calls)
-		c->sweep_cost = (corral_now(c) - t0) / (double)calls;
+		c->sweep_cost = (run_time(c) - t0) / (double)calls;
 	return whole;
 }
 
 int waiter_collect(struct corral *c, bool block)
 {
 	size_t n = 0, since_sweep = 0;
-	double t0 = corral_now(c), t_mark = t0;
+	double t0 = run_time(c), t_mark = t0;
 	double t_end = t0 + BATCH_TIME;
 	c->queue_empty = false;
 	if (c->sweep_cost <= 0)
 		c->sweep_cost = 1e-6; /* a first guess; sweeps measure it */
 	for (;;) {
 		if (n && n % CLOCK_EVERY == 0) {
-			double now = corral_now(c);
+			double now = run_time(c);
 			if (n >= BATCH_MAX || now >= t_end)
 				break; /* the rest waits for the next round */
 			/* Candidates for a sweep: the live tasks not held. */
@@ -158,7 +159,7 @@ int waiter_collect(struct corral *c, bool block)
 				if (!sweep(c, &n, t_end))
 					break;
 				since_sweep = 0;
-				t_mark = corral_now(c);
+				t_mark = run_time(c);
 			}
 		}
 		if (!room(c, n))

@@ -35,8 +35,11 @@ struct mock {
 	unsigned long eventmsg[65536]; /* GETEVENTMSG answer per tid */
 	pid_t esrch[16];	       /* tids whose ptrace calls fail */
 	int nesrch;
-	pid_t thread_of[64][2];	       /* (tgid, tid) pairs */
+	pid_t thread_of[64][2]; /* (tgid, tid) pairs */
 	int nthread_of;
+	int nthread_of_calls;
+	long clone_flags[64][2]; /* (creator, flags) at its clone event */
+	int nclone_flags;
 	pid_t ids[64][3]; /* tid, tgid, ppid */
 	int nids;
 	struct {
@@ -65,8 +68,8 @@ struct mock {
 };
 
 #define ST_STOP(sig, ev) (((ev) << 16) | ((sig) << 8) | 0x7f)
-#define ST_EXIT(code) (((code)&0xff) << 8)
-#define ST_KILLED(sig) (sig)
+#define ST_EXIT(code)	 (((code)&0xff) << 8)
+#define ST_KILLED(sig)	 (sig)
 
 static bool mock_esrch(struct mock *m, pid_t pid)
 {
@@ -176,9 +179,19 @@ static int m_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)
 	return m_kill(ctx, tid, sig);
 }
 
+static long m_clone_flags(void *ctx, pid_t creator)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->nclone_flags; i++)
+		if (m->clone_flags[i][0] == creator)
+			return m->clone_flags[i][1];
+	return -ENOSYS; /* unknown: the engine asks is_thread_of */
+}
+
 static bool m_is_thread_of(void *ctx, pid_t tgid, pid_t tid)
 {
 	struct mock *m = ctx;
+	m->nthread_of_calls++;
 	for (int i = 0; i < m->nthread_of; i++)
 		if (m->thread_of[i][0] == tgid && m->thread_of[i][1] == tid)
 			return true;
@@ -222,6 +235,7 @@ static void mock_init(struct mock *m)
 		.kill = m_kill,
 		.tgkill = m_tgkill,
 		.is_thread_of = m_is_thread_of,
+		.clone_flags = m_clone_flags,
 		.ids = m_ids,
 		.exe = m_exe,
 		.argv = m_argv,

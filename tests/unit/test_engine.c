@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <sched.h>
 
 #include "mock_kernel.h"
 
@@ -257,10 +258,10 @@ static void test_loop_ends_on_echild(void **state)
 	mock_wait(&M, ROOT, ST_EXIT(3));
 	/* The table is empty here, but the kernel is not done yet. */
 	M.more = true;
-	assert_int_equal(corral_drain(c, false), 2);
+	assert_int_equal(drain(c, false), 2);
 	assert_int_equal(c->tab.live, 0);
 	M.more = false;
-	assert_int_equal(corral_drain(c, false), -ECHILD);
+	assert_int_equal(drain(c, false), -ECHILD);
 	/* corral_step() turns ECHILD into the end of the run. */
 	c->sigfd = -1;
 	assert_int_equal(corral_step(c, 0), 0);
@@ -313,6 +314,26 @@ static void test_max_procs(void **state)
 	mock_free(c);
 }
 
+/* A thread is told from the clone's flags when they can be read: no /proc
+ * lookup then; a clone without CLONE_THREAD is a process. */
+static void test_clone_flags_from_registers(void **state)
+{
+	struct corral *c = started();
+	M.clone_flags[M.nclone_flags][0] = ROOT;
+	M.clone_flags[M.nclone_flags++][1] =
+		CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+	fork_event(c, ROOT, 102, PTRACE_EVENT_CLONE);
+	assert_int_equal(M.nthread_of_calls, 0);
+	assert_true(table_find(&c->tab, 102)->flags & TF_THREAD);
+	assert_true(jpos(c, "\"event\":\"thread\"") >= 0);
+	M.clone_flags[0][1] = CLONE_FS | SIGCHLD; /* a process */
+	fork_event(c, ROOT, 103, PTRACE_EVENT_CLONE);
+	assert_false(table_find(&c->tab, 103)->flags & TF_THREAD);
+	assert_true(jpos(c, "\"event\":\"clone\"") >= 0);
+	assert_int_equal(M.nthread_of_calls, 0);
+	mock_free(c);
+}
+
 /* A tree of n processes besides the root, all running: 1000, 1001... */
 static struct corral *running_tree(int n)
 {
@@ -341,7 +362,7 @@ static void test_burst_swept_by_tid(void **state)
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	int mark = M.ncalls;
-	assert_int_equal(corral_drain(c, false), 201);
+	assert_int_equal(drain(c, false), 201);
 	assert_true(c->queue_empty);
 	/* Most came from the sweep; waitpid(-1) only until it paid off. */
 	assert_true(M.nwait_tid >= 150);
@@ -365,10 +386,10 @@ static void test_batch_bounded_by_count(void **state)
 	for (int i = 0; i < 3000; i++)
 		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
-	int first = corral_drain(c, false);
+	int first = drain(c, false);
 	assert_true(first > 0 && first < 3000);
 	assert_false(c->queue_empty); /* no sleep before the next batch */
-	int second = corral_drain(c, false);
+	int second = drain(c, false);
 	assert_int_equal(first + second, 3000);
 	assert_true(c->queue_empty);
 	mock_free(c);
@@ -384,7 +405,7 @@ static void test_batch_bounded_by_time(void **state)
 		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	double t0 = M.clock;
-	int n = corral_drain(c, false);
+	int n = drain(c, false);
 	assert_true(n > 0 && n < 100);
 	assert_false(c->queue_empty);
 	/* Collected for at most the bound plus one clock period. */
@@ -409,7 +430,7 @@ static void test_snapshots_coalesced(void **state)
 	char *j = mock_journal(c);
 	assert_null(strstr(j + first + 1, "\"event\":\"snapshot\""));
 	free(j);
-	assert_true(snapshot_due(c) > corral_now(c));
+	assert_true(snapshot_due(c) > run_time(c));
 	/* The last request is answered when the interval is over. */
 	M.clock = 11.01;
 	snapshot_tick(c);
@@ -620,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_loop_ends_on_echild),
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_burst_swept_by_tid),
+		cmocka_unit_test(test_clone_flags_from_registers),
 		cmocka_unit_test(test_kill_wait_gives_up),
 		cmocka_unit_test(test_unstoppable_costs_budget_once),
 		cmocka_unit_test(test_signals_to_corral),
