@@ -1,12 +1,12 @@
 /*
- * internal.h - the supervisor object, shared by the files of the engine:
+ * internal.h - the supervisor object, shared by the files of tracer/ (what
+ * each file does: docs/design.md, "Files"). The loop's own pieces:
  *
- *   supervisor.c  lifecycle, the loop (waits, signals, deadlines), results
- *   spawn.c       starting the first process so it is seized before exec
+ *   supervisor.c  lifecycle, the loop (sleep, signals, deadlines), results
+ *   waiter.c      a bounded batch of wait statuses, nothing acted on
  *   engine.c      one wait status in, table and journal updated, task resumed
- *   ending.c      ending the tree: grace, stop-all, kill-all
- *   journal.c     events to JSON lines
- *   procfs.c      the few /proc reads made at an event (argv, exe)
+ *   ending.c      the phase and the hold: grace, stop-all, kill-all
+ *   snapshot.c    the live tree as one event, coalesced on demand
  *
  * The split follows strace's: the loop that gets statuses from the kernel
  * knows nothing of what an event means, and the engine never blocks.
