@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "corral.h"
+#include "keyfile.h"
 
 int corral_report_main(int argc, char **argv);
 
@@ -48,34 +49,6 @@ static int bad_usage(const char *msg, const char *arg)
 		arg ? arg : "");
 	fprintf(stderr, "Try 'corral report --help' for more information.\n");
 	return CORRAL_EXIT_INTERNAL;
-}
-
-/* The key file, as `corral verify --key` reads it (at most KEY_MAX bytes). */
-#define KEY_MAX 4096
-static int read_key(const char *path, unsigned char *key, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "corral: report: key %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	size_t n = 0;
-	for (;;) {
-		ssize_t r = read(fd, key + n, KEY_MAX + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || (n += (size_t)r) > KEY_MAX)
-			break;
-	}
-	close(fd);
-	if (n == 0 || n > KEY_MAX) {
-		fprintf(stderr, "corral: report: key %s: %s\n", path,
-			n ? "longer than 4096 bytes" : "empty or unreadable");
-		return -1;
-	}
-	*len = n;
-	return 0;
 }
 
 static int write_out(const struct corral_report *r, const char *path,
@@ -175,9 +148,9 @@ int corral_report_main(int argc, char **argv)
 		return 2;
 	}
 	struct corral_report_options ro = {.size = sizeof(ro)};
-	unsigned char key[KEY_MAX + 1];
+	unsigned char key[KEYFILE_MAX + 1];
 	if (keyfile) {
-		if (read_key(keyfile, key, &ro.keylen) < 0) {
+		if (keyfile_read("report", keyfile, key, &ro.keylen) < 0) {
 			if (fd != STDIN_FILENO)
 				close(fd);
 			return CORRAL_EXIT_INTERNAL;

@@ -15,8 +15,7 @@
 #include <unistd.h>
 
 #include "corral.h"
-
-#define KEY_MAX 4096
+#include "keyfile.h"
 
 static void usage(FILE *f)
 {
@@ -30,38 +29,14 @@ static void usage(FILE *f)
 		"\n"
 		"  --key FILE   the key given to run --journal-key (else each\n"
 		"               run's end line discloses its own key)\n"
-		"  --head HEX   the head recorded when the run ended (corral's\n"
-		"               stderr): proves the journal is the one written\n"
+		"  --head HEX   the head recorded when the run ended "
+		"(corral's\n"
+		"               stderr): proves the journal is the one "
+		"written\n"
 		"  --lines      print every line's verdict\n"
 		"\n"
 		"Exit status: 0 intact, 1 changed or not checkable, 2 not a\n"
 		"journal or bad usage.\n");
-}
-
-static int read_key(const char *path, unsigned char *key, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "corral verify: key %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	size_t n = 0;
-	for (;;) {
-		ssize_t r = read(fd, key + n, KEY_MAX + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || (n += (size_t)r) > KEY_MAX)
-			break;
-	}
-	close(fd);
-	if (n == 0 || n > KEY_MAX) {
-		fprintf(stderr, "corral verify: key %s: %s\n", path,
-			n ? "longer than 4096 bytes" : "empty or unreadable");
-		return -1;
-	}
-	*len = n;
-	return 0;
 }
 
 static void print_line(const struct corral_journal_line *l, void *arg)
@@ -79,7 +54,7 @@ int corral_verify_main(int argc, char **argv)
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	static unsigned char key[KEY_MAX + 1];
+	static unsigned char key[KEYFILE_MAX + 1];
 	struct corral_journal_check chk = {0};
 	int c;
 	optind = 0;
@@ -87,7 +62,8 @@ int corral_verify_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			if (read_key(optarg, key, &chk.keylen) < 0)
+			if (keyfile_read("verify", optarg, key, &chk.keylen) <
+			    0)
 				return 2;
 			chk.key = key;
 			break;
@@ -139,7 +115,8 @@ int corral_verify_main(int argc, char **argv)
 				: (chk.key ? ", keyed"
 					   : " (checked with the key the end "
 					     "line discloses: give --head to "
-					     "prove it is the journal written)"));
+					     "prove it is the journal "
+					     "written)"));
 	} else {
 		printf("corral verify: %s: NOT intact: %s\n", path,
 		       *chk.why ? chk.why

@@ -14,8 +14,6 @@
 #include "quote.h"
 #include "report.h"
 
-#define MAX_INDENT 40 /* as live.c: deeper levels are not drawn */
-
 /* argv (NUL-separated) quoted as quote_argv() does. */
 static void put_argv(struct sbuf *b, const struct rexec *x)
 {
@@ -32,14 +30,7 @@ static void put_line(struct sbuf *b, const struct corral_report *m, int i,
 		     int depth, const bool *last)
 {
 	const struct rproc *p = &m->procs[i];
-	for (int k = 1; k < depth && k <= MAX_INDENT; k++)
-		sb_puts(b, last[k] ? "   " : "|  ");
-	if (depth > MAX_INDENT)
-		sb_printf(b, "[depth %d] ", depth);
-	if (depth)
-		sb_puts(b, last[depth <= MAX_INDENT ? depth : MAX_INDENT]
-				   ? "`- "
-				   : "|- ");
+	quote_tree_branch(b, depth, last);
 	sb_printf(b, "%d ", p->pid);
 	if (p->setup)
 		sb_puts(b, "(setup) ");
@@ -110,7 +101,7 @@ int corral_report_tree(const struct corral_report *m, FILE *f)
 	int n = (int)m->nprocs;
 	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
 	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
-	bool last[MAX_INDENT + 1] = {0};
+	bool last[QUOTE_TREE_MAX_INDENT + 1] = {0};
 	if (!stack || !depth) {
 		free(stack);
 		free(depth);
@@ -126,7 +117,7 @@ int corral_report_tree(const struct corral_report *m, FILE *f)
 		while (sp) {
 			int i = stack[--sp], d = depth[sp];
 			const struct rproc *p = &m->procs[i];
-			if (d > 0 && d <= MAX_INDENT)
+			if (d > 0 && d <= QUOTE_TREE_MAX_INDENT)
 				last[d] = p->next_sibling < 0;
 			sb_reset(&b);
 			put_line(&b, m, i, d, last);

@@ -49,7 +49,6 @@
 #define LIVE_CLIENTS 4
 #define LIVE_MAX_OUT (4u << 20) /* bytes of one answer */
 #define LIVE_MIN_GAP 1.0	/* seconds between two renders with stacks */
-#define MAX_INDENT   40		/* deeper levels are not drawn */
 
 enum cstate { CL_FREE, CL_READ, CL_RENDER, CL_WRITE };
 
@@ -139,14 +138,7 @@ static const char *const *node_argv(const struct node *n)
 static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 		     int depth, const bool *last, double now)
 {
-	for (int k = 1; k < depth && k <= MAX_INDENT; k++)
-		sb_puts(b, last[k] ? "   " : "|  ");
-	if (depth > MAX_INDENT)
-		sb_printf(b, "[depth %d] ", depth);
-	if (depth)
-		sb_puts(b, last[depth <= MAX_INDENT ? depth : MAX_INDENT]
-				   ? "`- "
-				   : "|- ");
+	quote_tree_branch(b, depth, last);
 	struct node *n = &v[i];
 	sb_printf(b, "%d ", n->t->tid);
 	if (n->t->flags & TF_SETUP)
@@ -177,7 +169,7 @@ static void put_forest(struct corral *c, struct sbuf *b, struct node *v, int n,
 {
 	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
 	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
-	bool last[MAX_INDENT + 1] = {0};
+	bool last[QUOTE_TREE_MAX_INDENT + 1] = {0};
 	if (!stack || !depth) {
 		b->oom = true;
 		free(stack);
@@ -192,7 +184,7 @@ static void put_forest(struct corral *c, struct sbuf *b, struct node *v, int n,
 		depth[sp++] = 0;
 		while (sp) {
 			int i = stack[--sp], d = depth[sp];
-			if (d > 0 && d <= MAX_INDENT)
+			if (d > 0 && d <= QUOTE_TREE_MAX_INDENT)
 				last[d] = v[v[i].parent].lastchild == i;
 			put_line(c, b, v, i, d, last, now);
 			/* Children pushed in reverse: printed in birth order.

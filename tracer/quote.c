@@ -186,3 +186,14 @@ char *corral_escape(const char *s)
 	quote_text(&b, s ? s : "");
 	return finish(&b);
 }
+
+void quote_tree_branch(struct sbuf *b, int depth, const bool *last)
+{
+	const int max = QUOTE_TREE_MAX_INDENT;
+	for (int k = 1; k < depth && k <= max; k++)
+		sb_puts(b, last[k] ? "   " : "|  ");
+	if (depth > max)
+		sb_printf(b, "[depth %d] ", depth);
+	if (depth)
+		sb_puts(b, last[depth <= max ? depth : max] ? "`- " : "|- ");
+}

@@ -2,6 +2,8 @@
 #ifndef CORRAL_QUOTE_H
 #define CORRAL_QUOTE_H
 
+#include <stdbool.h>
+
 #include "json.h"
 
 /* One argument, quoted so that a shell reads it back unchanged. */
@@ -10,5 +12,14 @@ void quote_arg(struct sbuf *b, const char *s);
 void quote_argv(struct sbuf *b, const char *const *argv);
 /* Free text with control characters and non-UTF-8 bytes escaped. */
 void quote_text(struct sbuf *b, const char *s);
+
+/*
+ * The tree's branches: the live tree (live.c) and the one a report draws
+ * from a journal (report/tree.c) must be the same picture, so one drawer.
+ * last[k] says whether the ancestor at depth k was its parent's last
+ * child; levels deeper than QUOTE_TREE_MAX_INDENT are not drawn.
+ */
+#define QUOTE_TREE_MAX_INDENT 40
+void quote_tree_branch(struct sbuf *b, int depth, const bool *last);
 
 #endif
