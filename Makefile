@@ -122,7 +122,7 @@ $(BUILD)/corral: $(CLI_OBJ) $(BUILD)/libcorral.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
 
 # Unit tests link the library and the CLI's option parser (not main).
-CLI_LIB_OBJ := $(filter-out $(BUILD)/obj/cli/corral.o,$(CLI_OBJ))
+CLI_LIB_OBJ := $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
  * probe.c - `corral probe [--json]`: can the sandbox work on this host?
  *
  * Exit 0 when it can, 1 when it cannot (the reason is printed), 125 on a
- * usage error or when probing itself fails. Dispatched from cli/corral.c.
+ * usage error or when probing itself fails. Dispatched from cli/main.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -168,7 +168,7 @@ int corral_probe_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			/* One voice with the rest of corral (cli/corral.c). */
+			/* One voice with the rest of corral (cli/main.c). */
 			if (c == ':' || (c == '?' && optopt == 'B'))
 				fprintf(stderr,
 					"corral: probe: option '%s' requires "
