@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -511,6 +512,38 @@ int live_pollfds(struct corral *c, struct pollfd *p)
 	return n;
 }
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5 */
+#endif
+
+/*
+ * SO_PEERCRED names the process that connected, not who holds the socket
+ * now: a member can connect, hand the socket to another member and exit.
+ * Once corral has recorded that exit, the pid is out of the table. So the
+ * connector must still be running (not a zombie, not reaped): a live
+ * member is always in the table. Its pidfd (SO_PEERPIDFD, where the kernel
+ * has it) tells that the /proc read was of the connector, not of a process
+ * that reused its pid since.
+ */
+static bool peer_running(pid_t pid, int pidfd)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
+		return false;
+	return pidfd < 0 ||
+	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+}
+
 static bool peer_allowed(struct corral *c, int fd)
 {
 	struct ucred cr;
@@ -519,8 +552,17 @@ static bool peer_allowed(struct corral *c, int fd)
 		return false;
 	if (cr.uid != geteuid() && cr.uid != 0)
 		return false;
+	if (cr.pid == 0) /* outside corral's pid namespace: not a member */
+		return true;
+	int pidfd = -1;
+	len = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+		pidfd = -1;
+	bool running = peer_running(cr.pid, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	/* A member does not get to inspect (or stop, with stacks) the tree. */
-	return !table_find(&c->tab, cr.pid);
+	return running && !table_find(&c->tab, cr.pid);
 }
 
 static void accept_one(struct corral *c, struct live *l)
