@@ -53,10 +53,13 @@
  *    command's process group). The mask is per thread: call corral_new()
  *    from the thread that drives the supervisor, before starting other
  *    threads if they must not take these signals. corral_free() restores
- *    the mask from before corral_new() (SIGTTOU/SIGTTIN included). The
- *    command starts with the mask corral_new() found.
+ *    the mask from before corral_new() (SIGTTOU/SIGTTIN included); with
+ *    several objects alive on a thread, the last one freed restores the
+ *    mask from before the first. The command starts with that mask.
  *  - SIGPIPE is ignored (SIG_IGN) with handle_signals, so that a journal
- *    reader that goes away cannot kill the host; it is not restored.
+ *    reader that goes away cannot kill the host; it is not restored. Each
+ *    command (a later run's too) starts with the disposition the host had
+ *    before corral first ignored it.
  *  - Parent-death signal: with watch_parent, PR_SET_PDEATHSIG(SIGUSR2) is
  *    set on the calling thread (the tree is ended when the host's parent
  *    dies); corral_free() clears it (sets 0).
@@ -427,7 +430,10 @@ int corral_new(const struct corral_config *cfg, struct corral **out,
  * Start the command: fork a child that waits until it has been seized
  * (fork/vfork/clone/exec tracing, EXITKILL), then execs. Returns
  * -ENOENT / -EACCES etc. when the command cannot be executed (nothing is
- * left running in that case).
+ * left running in that case). -EBUSY (nothing started) while another
+ * supervisor of this process has a tree that has not finished: each loop
+ * reaps with waitpid(-1, __WALL), so two running trees would take each
+ * other's events. Objects may be made up front and run one after another.
  */
 int corral_spawn(struct corral *c);
 

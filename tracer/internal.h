@@ -151,6 +151,7 @@ struct corral {
 	struct landlock_plan
 		boundary;	/* the tree's Landlock domain (spawn.c) */
 	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
+	bool tree_counted; /* spawn.c: counted among the process's running trees */
 };
 
 double run_time(const struct corral *c);
@@ -201,6 +202,7 @@ void sandbox_run_free(struct corral *c);
 
 /* spawn.c: after the first process ended without exec, why. */
 void spawn_read_error(struct corral *c);
+void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
 
 /* engine.c */
 void engine_handle(struct corral *c, pid_t pid, int status);

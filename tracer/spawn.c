@@ -102,12 +102,35 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 	_exit(CORRAL_EXIT_INTERNAL);
 }
 
+/*
+ * Supervisors of this process with a tree that has not finished. Each loop
+ * reaps with waitpid(-1, __WALL), which takes the statuses of every tracee
+ * of the process: two at once would take each other's events (a tree held
+ * in a stop nobody resumes, the other's members adopted as orphans). So one
+ * at a time; a finished one does not count.
+ */
+static int running_trees;
+
+void spawn_tree_done(struct corral *c)
+{
+	if (c->tree_counted)
+		__atomic_sub_fetch(&running_trees, 1, __ATOMIC_SEQ_CST);
+	c->tree_counted = false;
+}
+
 int corral_spawn(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	if (c->root)
 		return -EALREADY;
+	if (__atomic_load_n(&running_trees, __ATOMIC_SEQ_CST) > 0) {
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "another supervisor of this process has a running "
+			 "tree: one at a time (their waitpid would take each "
+			 "other's events)");
+		return -EBUSY;
+	}
 	int go[2], ep[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
@@ -193,6 +216,8 @@ int corral_spawn(struct corral *c)
 		end_failed(c);
 		return -ENOMEM;
 	}
+	__atomic_add_fetch(&running_trees, 1, __ATOMIC_SEQ_CST);
+	c->tree_counted = true;
 	ssize_t n;
 	do
 		n = write(go[1], "g", 1);

@@ -110,6 +110,21 @@ static int resolve_exe(const char *name, char **out)
 
 static int compute_exit(const struct corral *c);
 
+/*
+ * Several supervisor objects may live at once (made up front, run one after
+ * the other) and be freed in any order. The signal mask is per thread: the
+ * mask this thread had before its first live object is what each object
+ * gives its command and what the last one freed restores (restoring an
+ * object's own "previous" mask would unblock SIGCHLD under another live
+ * object's signalfd, and its command would start with corral's signals
+ * blocked). SIGPIPE's disposition is per process and stays ignored after a
+ * run (docs/api.md): what the host had before corral first ignored it is
+ * remembered, or a later run's command would start with SIGPIPE ignored.
+ */
+static __thread int thread_objects;
+static __thread sigset_t thread_mask;
+static int host_pipe_ignored = -1; /* unknown until corral first ignores it */
+
 static int setup_signals(struct corral *c)
 {
 	sigset_t set;
@@ -139,6 +154,10 @@ static int setup_signals(struct corral *c)
 	c->sigset = set;
 	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
 		return -errno;
+	if (thread_objects++)
+		c->oldmask = thread_mask;
+	else
+		thread_mask = c->oldmask;
 	c->mask_set = true;
 	sigprocmask(SIG_BLOCK, &bg, NULL);
 	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -148,7 +167,10 @@ static int setup_signals(struct corral *c)
 		/* A journal reader that goes away must not kill corral. */
 		struct sigaction old, ign = {.sa_handler = SIG_IGN};
 		sigaction(SIGPIPE, &ign, &old);
-		c->sigpipe_was_ignored = old.sa_handler == SIG_IGN;
+		if (host_pipe_ignored < 0)
+			host_pipe_ignored = old.sa_handler == SIG_IGN;
+		c->sigpipe_was_ignored =
+			old.sa_handler == SIG_IGN && host_pipe_ignored;
 	}
 	if (c->cfg.watch_parent) {
 		/*
@@ -455,6 +477,8 @@ static void finish(struct corral *c)
 		return;
 	c->finished = true;
 	ending_done(c);
+	/* Another supervisor of this process may start a tree now. */
+	spawn_tree_done(c);
 	if (!c->root_execed)
 		spawn_read_error(c);
 	/* bwrap gave up before the command ran: the sandbox failed. */
@@ -657,6 +681,7 @@ int corral_free(struct corral *c)
 		corral_stop_all(c);
 		corral_kill_all(c);
 	}
+	spawn_tree_done(c);
 	if (c->cfg.watch_parent)
 		prctl(PR_SET_PDEATHSIG, 0);
 	journal_close(c);
@@ -672,7 +697,7 @@ int corral_free(struct corral *c)
 	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
 		sandbox_argv_free(c->spawn_argv);
 	sandbox_run_free(c);
-	if (c->mask_set)
+	if (c->mask_set && --thread_objects == 0)
 		release_signals(c);
 	table_destroy(&c->tab);
 	if (c->batch != c->batch0)
