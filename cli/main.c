@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -650,6 +651,24 @@ static int list_corrals(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* Is the process stopped (a job stopped with ^Z, SIGSTOP)? It answers
+ * nothing until it is continued. */
+static bool proc_stopped(long pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'T';
+}
+
 static int cmd_ps(int argc, char **argv)
 {
 	bool stacks = false;
@@ -717,7 +736,24 @@ static int cmd_ps(int argc, char **argv)
 	shutdown(fd, SHUT_WR);
 	char buf[65536];
 	ssize_t got, total = 0;
-	while ((got = recv(fd, buf, sizeof(buf), 0)) > 0) {
+	for (;;) {
+		/* A stopped corral (a job stopped with ^Z) would keep us
+		 * waiting forever: look at its state while nothing comes. */
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, 1000) == 0) {
+			if (!proc_stopped(pid))
+				continue;
+			say("ps: corral %ld is stopped (a stopped job answers "
+			    "once continued: fg or bg)",
+			    pid);
+			close(fd);
+			return 1;
+		}
+		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (got <= 0)
+			break;
 		fwrite(buf, 1, (size_t)got, stdout);
 		total += got;
 	}
