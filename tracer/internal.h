@@ -127,6 +127,8 @@ struct corral {
 
 	unsigned pending_sigs; /* bit per signal received, not yet acted on */
 	pid_t pending_from[32];
+	unsigned pending_member; /* bit per signal a member sent (when read) */
+	double sigread_t;	 /* when the signalfd was last read */
 
 	struct waited *batch; /* batch0, or a larger malloc'd array */
 	size_t batch_cap;

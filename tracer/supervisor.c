@@ -337,6 +337,22 @@ int drain(struct corral *c, bool block)
 	return n;
 }
 
+/*
+ * Was the sender of a signal a member when it sent it? A member may signal
+ * and exit at once: if its exit was handled before the signal is read, it
+ * is out of the table by then. A signal read now was sent after the
+ * previous read, so a member that ended since then counts too.
+ */
+static bool sent_by_member(struct corral *c, pid_t from)
+{
+	if (table_find(&c->tab, from))
+		return true;
+	for (struct task *t = c->tab.first; t; t = t->next)
+		if (t->tgid == from && t->ended >= c->sigread_t)
+			return true;
+	return false;
+}
+
 void wait_kernel(struct corral *c, double timeout)
 {
 	/* sigfd, pty (3), live (5), journal (1) */
@@ -356,15 +372,22 @@ void wait_kernel(struct corral *c, double timeout)
 		live_io(c, pfd + 1 + npty);
 	struct signalfd_siginfo si[16];
 	ssize_t n;
+	double now = corral_now(c);
 	while ((n = c->sys->read_signals(c->sys->ctx, c->sigfd, si, 16)) > 0) {
 		for (size_t i = 0; i < (size_t)n; i++) {
 			unsigned sig = si[i].ssi_signo;
 			if (sig == SIGCHLD || sig >= 32)
 				continue;
+			pid_t from = (pid_t)si[i].ssi_pid;
 			c->pending_sigs |= 1u << sig;
-			c->pending_from[sig] = (pid_t)si[i].ssi_pid;
+			c->pending_from[sig] = from;
+			if (from && sent_by_member(c, from))
+				c->pending_member |= 1u << sig;
+			else
+				c->pending_member &= ~(1u << sig);
 		}
 	}
+	c->sigread_t = now;
 	/*
 	 * What was read here (SIGCHLD: news; a signal to act on) is the next
 	 * step's work, and the signalfd no longer says so: corral_fd() must.
@@ -381,6 +404,7 @@ static void act_on_signals(struct corral *c)
 		int sig = __builtin_ctz(c->pending_sigs);
 		c->pending_sigs &= ~(1u << sig);
 		pid_t from = c->pending_from[sig];
+		bool member = c->pending_member & (1u << sig);
 		if (sig == SIGWINCH) {
 			pty_winch(c);
 			continue;
@@ -390,7 +414,7 @@ static void act_on_signals(struct corral *c)
 				ending_begin(c, CORRAL_REASON_PARENT, 0);
 			continue;
 		}
-		if (from && table_find(&c->tab, from)) {
+		if (member) {
 			/*
 			 * A member signalled its supervisor (the containment
 			 * filter refuses kill() at corral, but not every path
