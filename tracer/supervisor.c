@@ -721,7 +721,8 @@ int corral_free(struct corral *c)
 	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
 		sandbox_argv_free(c->spawn_argv);
 	sandbox_run_free(c);
-	if (c->mask_set && --thread_objects == 0)
+	/* (freed on another thread than corral_new()'s: as before) */
+	if (c->mask_set && (thread_objects <= 0 || --thread_objects == 0))
 		release_signals(c);
 	table_destroy(&c->tab);
 	if (c->batch != c->batch0)
