@@ -603,6 +603,32 @@ static long proc_uid(long pid)
  * `corral ps` without a PID: the corrals of this user that listen here
  * (their abstract sockets in /proc/net/unix), with what they run.
  */
+/* Is the live socket of pid really bound by pid? Any process may take
+ * the name; the listener's credentials (SO_PEERCRED on our side of a
+ * connection: queued, answered by nobody, no request sent) say who;
+ * non-blocking, so a stopped corral's full backlog cannot hold us. */
+static bool socket_of(long pid)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true; /* cannot tell */
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+			 CORRAL_LIVE_SOCKET_FMT, (int)pid);
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				     1 + (size_t)n);
+	struct ucred cr;
+	socklen_t crl = sizeof(cr);
+	bool ok;
+	if (connect(fd, (struct sockaddr *)&a, alen) < 0)
+		ok = errno == EAGAIN; /* a full backlog: cannot tell */
+	else
+		ok = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) == 0 &&
+		     cr.pid == (pid_t)pid;
+	close(fd);
+	return ok;
+}
+
 static int list_corrals(void)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
@@ -625,6 +651,8 @@ static int list_corrals(void)
 			continue;
 		long uid = proc_uid(pid);
 		if (uid < 0 || (uid != (long)geteuid() && geteuid() != 0))
+			continue;
+		if (!socket_of(pid)) /* a name squatted by another process */
 			continue;
 		char path[64], cmd[1024];
 		snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
