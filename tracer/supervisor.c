@@ -372,7 +372,7 @@ void wait_kernel(struct corral *c, double timeout)
 		live_io(c, pfd + 1 + npty);
 	struct signalfd_siginfo si[16];
 	ssize_t n;
-	double now = corral_now(c);
+	double now = run_time(c);
 	while ((n = c->sys->read_signals(c->sys->ctx, c->sigfd, si, 16)) > 0) {
 		for (size_t i = 0; i < (size_t)n; i++) {
 			unsigned sig = si[i].ssi_signo;
