@@ -60,6 +60,15 @@ hang_report() {
 			"$(cat "/proc/$p/wchan" 2>/dev/null)" >&2
 	done
 	[ -r "/proc/$1/stack" ] && sed 's/^/    /' "/proc/$1/stack" >&2
+	# Was the SIGTERM never read (bit 0x4000 still pending: the loop did
+	# not wait on its signalfd) or read and dropped (not pending)? The two
+	# causes left open by the hunt for a rare hang here need this to tell.
+	grep -E '^(SigPnd|ShdPnd|SigBlk|SigIgn):' "/proc/$1/status" 2>/dev/null |
+		sed 's/^/    /' >&2
+	awk '{print "    utime " $14 " stime " $15 " (ticks)"}' "/proc/$1/stat" 2>/dev/null >&2
+	command -v gdb >/dev/null &&
+		timeout 20 gdb -p "$1" -batch -ex 'bt' 2>/dev/null | grep '^#' |
+		sed 's/^/    /' >&2
 }
 
 cg_populated() { sed -n 's/^populated //p' "$1/cgroup.events" 2>/dev/null; }
@@ -125,6 +134,7 @@ one() {
 			hang_report "$cpid" "$cg"
 			cp "$j" "$T/hung.$way.$i.journal" 2>/dev/null && note "journal kept: $T/hung.$way.$i.journal"
 			show_journal "$j"
+			grep '"denied"' "$j" >&2 || true
 			kill -KILL "$cpid"
 			read -r -t 10 -u "$STF" rc
 		fi
