@@ -527,18 +527,8 @@ int live_pollfds(struct corral *c, struct pollfd *p)
  */
 static bool peer_running(pid_t pid, int pidfd)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
+	char st = procfs_state(pid);
+	if (!st || st == 'Z' || st == 'X' || st == 'x')
 		return false;
 	return pidfd < 0 ||
 	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;

@@ -142,3 +142,21 @@ bool procfs_is_thread_of(pid_t tgid, pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, tid);
 	return access(path, F_OK) == 0;
 }
+
+char procfs_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* The command name may hold ')' and spaces: the state follows the
+	 * last ')'. */
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}

@@ -13,5 +13,7 @@ char *procfs_exe(pid_t tid);
 int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
 /* Is tid a thread of process tgid right now? */
 bool procfs_is_thread_of(pid_t tgid, pid_t tid);
+/* The state letter of /proc/pid/stat (R, S, T, Z...), 0 if unreadable. */
+char procfs_state(pid_t pid);
 
 #endif
