@@ -21,6 +21,20 @@ const char *corral_version(void)
 	return CORRAL_VERSION;
 }
 
+/* The defaults (corral.h), under every caller's config. */
+static void config_set_defaults(struct corral_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->journal_fd = -1;
+	cfg->kill_after = 2.0;
+	cfg->kill_wait = 10.0;
+	cfg->watch_parent = true;
+	cfg->handle_signals = true;
+	cfg->stack_budget = 5.0;
+	cfg->stacks = CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_SIGNAL |
+		      CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE;
+}
+
 static size_t user_size(const void *user)
 {
 	size_t size;

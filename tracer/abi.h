@@ -20,8 +20,6 @@ int abi_in(void *own, size_t own_size, const void *user);
  * we know are zeroed. -EINVAL as abi_in(). */
 int abi_out(void *user, const void *own, size_t own_size);
 
-/* The defaults of every field of the library's struct corral_config. */
-void config_set_defaults(struct corral_config *cfg);
 /* A caller's config into the library's, with a message on error. */
 int config_import(const struct corral_config *in, struct corral_config *out,
 		  char *err, size_t errlen);

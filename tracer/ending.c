@@ -11,12 +11,10 @@
  * 3. Kill-all: SIGKILL every member, then consume events until waitpid
  *    says ECHILD: the kernel itself confirms that no tracee is left.
  *
- * This file owns the phase (c->phase: run, grace, killing, done) and the
- * hold (c->holding: every stop is kept). Nothing else writes either. The
- * two are apart on purpose: stop-all and resume-all hold and release the
- * tree without touching the phase, so a caller (or a snapshot, or the
- * stacks taken at the end) that stops and resumes the tree in the middle of
- * a grace cannot cancel the ending; only kill-all holds for good.
+ * The phase (c->phase) and the hold (c->holding) are phase.c's: this file
+ * drives them forward through its functions and writes neither itself.
+ * It sits above the engine: its waits take statuses through the waiter
+ * (waiter.c) and hand them to the engine, as the loop does.
  *
  * Stop-all is what makes kill-all exact under a fork storm: without it,
  * a member could fork between our reading of the table and its SIGKILL.
@@ -65,7 +63,7 @@ static void finish_now(struct corral *c)
  */
 static void start_ending(struct corral *c)
 {
-	c->ending_started = true;
+	phase_ending_started(c);
 	bool grace = c->grace_len > 0;
 	if (stacks_wanted(c)) {
 		corral_stop_all(c);
@@ -76,48 +74,8 @@ static void start_ending(struct corral *c)
 	}
 	if (grace) {
 		table_foreach_live(&c->tab, term_one, c);
-		/* The grace is the members' time, not our stacks'. */
-		if (c->grace_deadline > c->grace_start)
-			c->grace_deadline = run_time(c) + c->grace_len;
+		phase_grace_restart(c);
 	}
-}
-
-/*
- * Starting to end the tree never stops or kills on the spot: it is often
- * decided in the middle of handling a batch of events (a fork past
- * --max-procs, an escape), where a nested wait would trample the batch.
- * Stop-all and kill-all run from ending_tick(), called by the loop between
- * batches; no grace is a grace that is already over.
- */
-void ending_begin(struct corral *c, enum corral_reason why, int sig)
-{
-	if (c->phase == PH_GRACE) {
-		/* Asked again while waiting: no more grace. */
-		c->grace_deadline = run_time(c);
-		return;
-	}
-	if (c->phase != PH_RUN)
-		return;
-	c->res.reason = why;
-	c->res.term_signal = sig;
-	c->res.t_ending = run_time(c);
-	struct corral_event ev = {
-		.type = CORRAL_EV_ENDING,
-		.reason = why,
-		.sig = sig,
-	};
-	emit(c, &ev);
-	/*
-	 * A fork bomb or a caught escape gets no grace: the point is to stop
-	 * it now, not to let it clean up.
-	 */
-	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
-		     why != CORRAL_REASON_ESCAPE;
-	c->phase = PH_GRACE;
-	c->ending_started = false;
-	c->grace_len = grace ? c->cfg.kill_after : 0;
-	c->grace_start = run_time(c);
-	c->grace_deadline = c->grace_start + c->grace_len;
 }
 
 void ending_tick(struct corral *c)
@@ -257,7 +215,7 @@ int corral_stop_all(struct corral *c)
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	double t0 = run_time(c);
-	c->holding = true;
+	phase_hold(c);
 	struct tids wait = {0};
 	struct interrupt_arg ia = {c, &wait};
 	table_foreach_live(&c->tab, interrupt_one, &ia);
@@ -277,11 +235,11 @@ int corral_stop_all(struct corral *c)
 			table_foreach_live(&c->tab, mark_unstoppable, c);
 			break;
 		}
-		int n = drain(c, false); /* the newborn */
+		int n = engine_drain(c, false); /* the newborn */
 		if (n == -ECHILD)
 			break;
 		if (n == 0 && progress == 0)
-			wait_kernel(c, rest);
+			waiter_sleep(c, rest);
 	}
 	free(wait.v);
 	return (int)c->tab.nstate[TS_HELD];
@@ -292,7 +250,7 @@ static int resume_one(struct task *t, void *arg)
 	struct corral *c = arg;
 	if (t->state == TS_HELD && (t->flags & TF_SEEN_STOP) &&
 	    (t->flags & TF_ANNOUNCED))
-		engine_resume(c, t, t->pending_sig);
+		task_resume(c, t, t->pending_sig);
 	return 0;
 }
 
@@ -305,19 +263,11 @@ int corral_resume_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	if (c->phase >= PH_KILLING)
-		return -EBUSY;
-	c->holding = false;
+	int r = phase_release(c); /* -EBUSY once kill-all has begun */
+	if (r < 0)
+		return r;
 	table_foreach_live(&c->tab, resume_one, c);
 	return 0;
-}
-
-/* The kernel said no tracee is left: the end line follows. */
-void ending_done(struct corral *c)
-{
-	if (c->phase == PH_GRACE) /* the tree ended within the grace */
-		c->res.t_grace = run_time(c) - c->grace_start;
-	c->phase = PH_DONE;
 }
 
 struct kill_arg {
@@ -405,8 +355,7 @@ int corral_kill_all(struct corral *c)
 		return -EDEADLK;
 	double t0 = run_time(c);
 	unsigned long before = c->res.killed;
-	c->phase = PH_KILLING;
-	c->holding = true;
+	phase_kill(c);
 	struct tids wait = {0};
 	struct kill_arg ka = {c, &wait};
 	table_foreach_live(&c->tab, kill_one, &ka);
@@ -417,7 +366,7 @@ int corral_kill_all(struct corral *c)
 		/* The known members by tid (waitpid(-1) walks every tracee),
 		 * then what is not known yet (killed on sight). */
 		size_t progress = wait.n ? sweep(c, &wait, gone) : 0;
-		int n = drain(c, false);
+		int n = engine_drain(c, false);
 		if (n == -ECHILD)
 			break;
 		if (n < 0 && n != -EINTR && n != -ENOMEM)
@@ -437,12 +386,12 @@ int corral_kill_all(struct corral *c)
 		double next = report;
 		if (give_up >= 0 && give_up < next)
 			next = give_up;
-		wait_kernel(c, next - now);
+		waiter_sleep(c, next - now);
 	}
 	free(wait.v);
 	if (!gave_up)
 		table_foreach_live(&c->tab, count_live, c);
 	c->res.t_kill += run_time(c) - t0;
-	c->phase = PH_DONE;
+	phase_done(c);
 	return (int)(c->res.killed - before);
 }

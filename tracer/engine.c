@@ -37,53 +37,9 @@
 static void emit_task(struct corral *c, enum corral_event_type type,
 		      const struct task *t, int sig)
 {
-	struct corral_event ev = {
-		.type = type,
-		.pid = t->tid,
-		.tgid = t->tgid,
-		.sig = sig,
-		.nspid = t->nspid,
-		.setup = t->flags & TF_SETUP,
-	};
+	struct corral_event ev = task_event(type, t);
+	ev.sig = sig;
 	emit(c, &ev);
-}
-
-static void kill_task(struct corral *c, struct task *t)
-{
-	if (t->flags & TF_KILLED)
-		return;
-	t->flags |= TF_KILLED;
-	c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
-}
-
-void engine_resume(struct corral *c, struct task *t, int sig)
-{
-	if (c->holding) {
-		/* Stop-all: every stop is kept; the signal goes in later. */
-		if (t->state != TS_HELD)
-			table_set_state(&c->tab, t, TS_HELD);
-		if (sig)
-			t->pending_sig = sig;
-		if (c->phase == PH_KILLING)
-			kill_task(c, t);
-		return;
-	}
-	long r;
-	/* LISTEN is only valid in a group-stop; any other stop gets CONT. */
-	if (t->flags & TF_AT_GSTOP) {
-		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
-		table_set_state(&c->tab, t, TS_LISTEN);
-	} else {
-		r = sys_ptrace(c->sys, PTRACE_CONT, t->tid, 0,
-			       (void *)(long)sig);
-		table_set_state(&c->tab, t, TS_RUNNING);
-	}
-	/*
-	 * -ESRCH: killed while stopped (or not in a stop any more). Its
-	 * exit will be reported; until then it is "running" to us.
-	 */
-	(void)r;
-	t->pending_sig = 0;
 }
 
 struct task *engine_add_root(struct corral *c, pid_t pid)
@@ -105,7 +61,7 @@ static void check_max_procs(struct corral *c)
 {
 	if (c->cfg.max_procs && c->tab.live_procs > c->cfg.max_procs &&
 	    (c->phase == PH_RUN || c->phase == PH_GRACE))
-		ending_begin(c, CORRAL_REASON_MAXPROCS, 0);
+		phase_begin_ending(c, CORRAL_REASON_MAXPROCS, 0);
 }
 
 /*
@@ -134,20 +90,14 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 	} else {
 		c->res.processes++;
 	}
-	struct corral_event ev = {
-		.type = type,
-		.pid = child->tid,
-		.tgid = child->tgid,
-		.ppid = creator,
-		.nspid = child->nspid,
-		.setup = child->flags & TF_SETUP,
-		.detail = detail,
-	};
+	struct corral_event ev = task_event(type, child);
+	ev.ppid = creator;
+	ev.detail = detail;
 	emit(c, &ev);
 	if (c->phase == PH_KILLING)
-		kill_task(c, child);
+		task_kill(c, child);
 	else if (child->flags & TF_SEEN_STOP)
-		engine_resume(c, child, 0);
+		task_resume(c, child, 0);
 	check_max_procs(c);
 }
 
@@ -166,7 +116,7 @@ static struct task *new_orphan(struct corral *c, pid_t tid)
 	table_set_state(&c->tab, t, TS_HELD);
 	c->orphans++;
 	if (c->phase == PH_KILLING) {
-		kill_task(c, t);
+		task_kill(c, t);
 		return t;
 	}
 	/*
@@ -247,16 +197,10 @@ static int emit_left(struct task *t, void *arg)
 			task_set_exec(t, c->sys->exe(c->sys->ctx, t->tid),
 				      block, argv);
 	}
-	struct corral_event ev = {
-		.type = CORRAL_EV_LEFT,
-		.pid = t->tid,
-		.tgid = t->tgid,
-		.ppid = t->creator,
-		.nspid = t->nspid,
-		.setup = t->flags & TF_SETUP,
-		.path = t->path,
-		.argv = (const char *const *)t->argv,
-	};
+	struct corral_event ev = task_event(CORRAL_EV_LEFT, t);
+	ev.ppid = t->creator;
+	ev.path = t->path;
+	ev.argv = (const char *const *)t->argv;
 	emit(c, &ev);
 	return 0;
 }
@@ -264,13 +208,7 @@ static int emit_left(struct task *t, void *arg)
 static void task_ended(struct corral *c, struct task *t, int status)
 {
 	double now = run_time(c);
-	struct corral_event ev = {
-		.type = CORRAL_EV_EXIT,
-		.pid = t->tid,
-		.tgid = t->tgid,
-		.nspid = t->nspid,
-		.setup = t->flags & TF_SETUP,
-	};
+	struct corral_event ev = task_event(CORRAL_EV_EXIT, t);
 	if (WIFSIGNALED(status)) {
 		ev.sig = WTERMSIG(status);
 		ev.core = WCOREDUMP(status);
@@ -318,7 +256,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		if (!c->cfg.wait_all && c->tab.live_procs > 0 &&
 		    c->phase == PH_RUN) {
 			table_foreach_live(&c->tab, emit_left, c);
-			ending_begin(c, CORRAL_REASON_EXITED, 0);
+			phase_begin_ending(c, CORRAL_REASON_EXITED, 0);
 		}
 	}
 	if (c->orphans && !thread)
@@ -350,14 +288,14 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	struct task *child = table_find(&c->tab, ct);
 	if (child && (child->flags & TF_ANNOUNCED)) {
 		/* Cannot happen for a live tid; keep going, do not corrupt. */
-		engine_resume(c, t, 0);
+		task_resume(c, t, 0);
 		return;
 	}
 	if (!child) {
 		bool thread = type == CORRAL_EV_THREAD;
 		child = table_add(&c->tab, ct, thread ? t->tgid : ct, thread);
 		if (!child) {
-			engine_resume(c, t, 0);
+			task_resume(c, t, 0);
 			return;
 		}
 		child->born = run_time(c);
@@ -377,7 +315,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 		t->flags |= TF_VFORK_WAIT;
 	}
 	announce(c, child, t->tid, t->tgid, type, NULL);
-	engine_resume(c, t, 0);
+	task_resume(c, t, 0);
 }
 
 static void on_exec(struct corral *c, struct task *t)
@@ -422,20 +360,14 @@ static void on_exec(struct corral *c, struct task *t)
 		c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
 	}
 	t->nexecs++;
-	struct corral_event ev = {
-		.type = CORRAL_EV_EXEC,
-		.pid = t->tid,
-		.tgid = t->tgid,
-		.nspid = t->nspid,
-		.setup = t->flags & TF_SETUP,
-		.former = (pid_t)former,
-		.path = path,
-		.argv = (const char *const *)argv,
-	};
+	struct corral_event ev = task_event(CORRAL_EV_EXEC, t);
+	ev.former = (pid_t)former;
+	ev.path = path;
+	ev.argv = (const char *const *)argv;
 	/* The journal gets the whole argv; the table keeps a capped copy. */
 	emit(c, &ev);
 	task_set_exec(t, path, block, argv);
-	engine_resume(c, t, 0);
+	task_resume(c, t, 0);
 }
 
 static bool is_stop_signal(int sig)
@@ -450,9 +382,9 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 		/* The initial stop of an auto-attached child. */
 		t->flags |= TF_SEEN_STOP;
 		if (c->phase == PH_KILLING)
-			kill_task(c, t);
+			task_kill(c, t);
 		if (t->flags & TF_ANNOUNCED)
-			engine_resume(c, t, 0);
+			task_resume(c, t, 0);
 		else
 			table_set_state(&c->tab, t, TS_HELD);
 		return;
@@ -472,10 +404,10 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 	}
 	/*
 	 * Our PTRACE_INTERRUPT landing, or any other stop: while stop-all
-	 * holds the tree engine_resume() keeps it; after resume-all (a vfork
+	 * holds the tree task_resume() keeps it; after resume-all (a vfork
 	 * parent released late reports its interrupt then) it lets it go.
 	 */
-	engine_resume(c, t, 0);
+	task_resume(c, t, 0);
 }
 
 static void on_signal(struct corral *c, struct task *t, int sig)
@@ -485,7 +417,7 @@ static void on_signal(struct corral *c, struct task *t, int sig)
 	if ((c->cfg.stacks & CORRAL_STACKS_CRASH) && stacks_is_crash(sig))
 		stacks_one(c, t, "crash");
 	/* Delivered unchanged: a traced command must behave as untraced. */
-	engine_resume(c, t, sig);
+	task_resume(c, t, sig);
 }
 
 void engine_handle(struct corral *c, pid_t pid, int status)
@@ -534,6 +466,30 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 		on_signal(c, t, sig);
 		break;
 	default:
-		engine_resume(c, t, 0);
+		task_resume(c, t, 0);
 	}
+}
+
+/*
+ * Take one batch of wait statuses from the waiter and handle each: the
+ * only way statuses reach the engine, for the loop and for the ending's
+ * waits alike.
+ */
+int engine_drain(struct corral *c, bool block)
+{
+	int n = waiter_collect(c, block);
+	if (n <= 0)
+		return n;
+	/* No drain runs inside a handler (callbacks cannot re-enter the
+	 * loop: -EDEADLK), so the batch stays put while it is handled. */
+	for (int i = 0; i < n; i++) {
+		struct waited *w = &c->batch[i];
+		struct task *t = table_find(&c->tab, w->pid);
+		if (t)
+			t->flags &= ~TF_IN_BATCH;
+		c->wait_ru = w->has_ru ? &w->ru : NULL;
+		engine_handle(c, w->pid, w->status);
+	}
+	c->wait_ru = NULL;
+	return n;
 }

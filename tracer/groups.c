@@ -131,12 +131,12 @@ void groups_sigcont(struct corral *c)
 	kill(-c->root_pgid, SIGCONT);
 }
 
-void groups_step(struct corral *c)
+bool groups_step(struct corral *c)
 {
 	int sig = c->jc_stop;
 	c->jc_stop = 0;
 	if (!sig || !job_control(c))
-		return;
+		return false;
 	if (sig != SIGTSTP && tcgetpgrp(c->ttyfd) == c->self) {
 		/*
 		 * SIGTTIN/SIGTTOU while corral's group has the terminal: the
@@ -144,7 +144,7 @@ void groups_step(struct corral *c)
 		 * Not a stop of the job: hand it on and continue.
 		 */
 		groups_sigcont(c);
-		return;
+		return false;
 	}
 	if (tcgetpgrp(c->ttyfd) == c->root_pgid)
 		tcsetpgrp(c->ttyfd, c->self);
@@ -180,6 +180,12 @@ void groups_step(struct corral *c)
 	struct timespec zero = {0, 0};
 	sigtimedwait(&cont, NULL, &zero);
 	groups_sigcont(c);
-	drain(c, false);
+	c->jc_stop = 0;
+	return true; /* the loop takes the reports, then groups_continued() */
+}
+
+/* The reports taken after the SIGCONT are old news (see groups_step()). */
+void groups_continued(struct corral *c)
+{
 	c->jc_stop = 0;
 }

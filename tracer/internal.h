@@ -1,15 +1,13 @@
 /*
- * internal.h - the supervisor object, shared by the files of tracer/ (what
- * each file does: docs/design.md, "Files"). The loop's own pieces:
+ * internal.h - the supervisor object, shared by the files of tracer/, and
+ * what each of them offers the others, declared layer by layer from the
+ * bottom up. What each file does and the picture of the layers:
+ * docs/design.md ("Files", "Layers").
  *
- *   supervisor.c  lifecycle, the loop (sleep, signals, deadlines), results
- *   waiter.c      a bounded batch of wait statuses, nothing acted on
- *   engine.c      one wait status in, table and journal updated, task resumed
- *   ending.c      the phase and the hold: grace, stop-all, kill-all
- *   snapshot.c    the live tree as one event, coalesced on demand
- *
- * The split follows strace's: the loop that gets statuses from the kernel
- * knows nothing of what an event means, and the engine never blocks.
+ * The split follows strace's and sandbox2's: the waiter that gets statuses
+ * from the kernel knows nothing of what an event means, the engine never
+ * blocks, the phase has one owner (phase.c), and the loop at the top is
+ * the only caller of the ending's steps between batches.
  */
 #ifndef CORRAL_INTERNAL_H
 #define CORRAL_INTERNAL_H
@@ -31,7 +29,7 @@ struct corral_unwinder;
 struct journal;
 
 /*
- * Where the run is, in order; written only by ending.c. Holding the tree
+ * Where the run is, in order; written only by phase.c. Holding the tree
  * (stop-all) is not a phase: see c->holding.
  */
 enum phase {
@@ -153,44 +151,35 @@ struct corral {
 	struct landlock_plan
 		boundary;	/* the tree's Landlock domain (spawn.c) */
 	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
-	bool tree_counted; /* spawn.c: counted among the process's running trees */
+	bool tree_counted; /* spawn.c: counted among the process's running trees
+			    */
 };
 
-double run_time(const struct corral *c);
-
-/* groups.c: keep the command out of corral's process group. */
-int groups_prepare(struct corral *c);
-void groups_parent(struct corral *c); /* in corral, right after fork */
-void groups_child(struct corral *c);  /* in the child, before exec */
-void groups_restore(struct corral *c);
-
 /*
- * groups.c: job control. A member of the command's group entered a
- * terminal stop (^Z, SIGTTIN/SIGTTOU): corral's own job must stop too so
- * that the shell sees it; on SIGCONT the command's group is continued.
+ * The declarations below go from the bottom of the layers up (the picture:
+ * docs/design.md, "Layers"). A file calls only what is declared above its
+ * own part, or in a header below internal.h.
  */
-void groups_member_stopped(struct corral *c, struct task *t, int sig);
-void groups_step(struct corral *c); /* between batches */
-void groups_sigcont(struct corral *c);
 
-/* live.c: the tree as text, SIGUSR1 to stderr, the `corral ps` socket. */
-int live_open(struct corral *c);
-void live_close(struct corral *c);
-int live_pollfds(struct corral *c, struct pollfd *p); /* at most 5 */
-void live_io(struct corral *c, const struct pollfd *p);
-void live_request_print(struct corral *c);
-void live_step(struct corral *c); /* between batches */
+/* ---- events.c: the event sink. */
+double run_time(const struct corral *c); /* seconds since the start */
+/* Emit an event to the journal and the callback. */
+void emit(struct corral *c, struct corral_event *ev);
+/* An event about task t, who it is filled in (tid, tgid, nspid, setup). */
+struct corral_event task_event(enum corral_event_type type,
+			       const struct task *t);
 
-/* pty.c: --pty */
-int pty_prepare(struct corral *c, char *err, size_t errlen);
-int pty_child(struct corral *c);
-void pty_parent(struct corral *c);
-int pty_pollfds(struct corral *c, struct pollfd *p);
-void pty_relay(struct corral *c, const struct pollfd *p, int n);
-void pty_winch(struct corral *c);
-void pty_finish(struct corral *c);
+/* ---- journal.c (under events.c) */
+int journal_open(struct corral *c, char *err, size_t errlen);
+void journal_event(struct corral *c, const struct corral_event *ev);
+void journal_close(struct corral *c);
+/* The loop: wake up to write a queued line (0 or 1 pollfd); write it. */
+int journal_pollfd(struct corral *c, struct pollfd *p);
+void journal_flush(struct corral *c);
+/* journal_strict and a line was lost since the last call: true once. */
+bool journal_take_loss(struct corral *c);
 
-/* sandbox_run.c: --sandbox, what to spawn instead of the command. */
+/* ---- sandbox_run.c: --sandbox, what to spawn instead of the command. */
 int sandbox_prepare(struct corral *c, char *err, size_t errlen);
 /* In the first process before exec: become the sandbox's host user. */
 int sandbox_spawn_child(struct corral *c);
@@ -202,49 +191,67 @@ void sandbox_journal_start(const struct corral *c, struct sbuf *b);
 void sandbox_journal_end(const struct corral *c, struct sbuf *b);
 void sandbox_run_free(struct corral *c);
 
-/* spawn.c: after the first process ended without exec, why. */
-void spawn_read_error(struct corral *c);
-void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
+/* ---- pty.c: --pty */
+int pty_prepare(struct corral *c, char *err, size_t errlen);
+int pty_child(struct corral *c);
+void pty_parent(struct corral *c);
+int pty_pollfds(struct corral *c, struct pollfd *p);
+void pty_relay(struct corral *c, const struct pollfd *p, int n);
+void pty_winch(struct corral *c);
+void pty_finish(struct corral *c);
 
-/* engine.c */
-void engine_handle(struct corral *c, pid_t pid, int status);
-/* Resume a task from a ptrace-stop, or keep it held while holding. */
-void engine_resume(struct corral *c, struct task *t, int sig);
-/* A PTRACE_EVENT_SECCOMP stop (containment.c). */
-void engine_seccomp(struct corral *c, struct task *t);
-/* Add the first process (already seized, blocked before exec). */
-struct task *engine_add_root(struct corral *c, pid_t pid);
+/* ---- live_io.c: the live view's socket and writes (I/O only). */
+int live_open(struct corral *c);
+void live_close(struct corral *c);
+int live_pollfds(struct corral *c, struct pollfd *p); /* at most 5 */
+void live_io(struct corral *c, const struct pollfd *p);
+void live_request_print(struct corral *c);
 
-/* ending.c */
-void ending_begin(struct corral *c, enum corral_reason why, int sig);
-void ending_tick(struct corral *c); /* grace expired? */
-void ending_done(struct corral *c); /* no tracee left: PH_DONE */
+/* ---- groups.c: keep the command out of corral's process group. */
+int groups_prepare(struct corral *c);
+void groups_parent(struct corral *c); /* in corral, right after fork */
+void groups_child(struct corral *c);  /* in the child, before exec */
+void groups_restore(struct corral *c);
 /*
- * Take one batch of wait statuses (every task that has something to
- * report, each once: fair under storms) and handle them. Blocks for the
- * first when block. Returns how many, or -ECHILD when no tracee is left.
+ * Job control. A member of the command's group entered a terminal stop
+ * (^Z, SIGTTIN/SIGTTOU): corral's own job must stop too so that the shell
+ * sees it; on SIGCONT the command's group is continued. groups_step()
+ * stops corral between batches; true: it was continued, and the loop must
+ * take what the members reported, then call groups_continued().
  */
-int drain(struct corral *c, bool block);
+void groups_member_stopped(struct corral *c, struct task *t, int sig);
+bool groups_step(struct corral *c);
+void groups_continued(struct corral *c);
+void groups_sigcont(struct corral *c);
+
+/* ---- waiter.c: statuses in, nothing acted on; the sleep. */
 /*
- * waiter.c: collect a bounded batch of statuses into c->batch (no
- * dispatch). Returns how many, or -ECHILD; sets c->queue_empty when the
- * kernel had nothing more (only then may the loop sleep).
+ * Collect a bounded batch of statuses into c->batch (no dispatch).
+ * Returns how many, or -ECHILD; sets c->queue_empty when the kernel had
+ * nothing more (only then may the loop sleep).
  */
 int waiter_collect(struct corral *c, bool block);
-/* Sleep until the kernel may have news (SIGCHLD) or timeout seconds. */
-void wait_kernel(struct corral *c, double timeout);
+/*
+ * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
+ * serving the pty, the live socket and the journal meanwhile; signals
+ * read are noted in c->pending_* for the loop.
+ */
+void waiter_sleep(struct corral *c, double timeout);
 
-/* journal.c */
-int journal_open(struct corral *c, char *err, size_t errlen);
-void journal_event(struct corral *c, const struct corral_event *ev);
-void journal_close(struct corral *c);
-/* The loop: wake up to write a queued line (0 or 1 pollfd); write it. */
-int journal_pollfd(struct corral *c, struct pollfd *p);
-void journal_flush(struct corral *c);
-/* journal_strict and a line was lost since the last call: true once. */
-bool journal_take_loss(struct corral *c);
+/* ---- phase.c: the phase and the hold, their one owner. */
+/* Decide the end (once; asked again in a grace: the grace is over). */
+void phase_begin_ending(struct corral *c, enum corral_reason why, int sig);
+void phase_ending_started(struct corral *c); /* stacks taken, SIGTERM sent */
+void phase_grace_restart(struct corral *c);  /* the grace starts now */
+void phase_hold(struct corral *c);	     /* stop-all: keep every stop */
+int phase_release(struct corral *c);	     /* -EBUSY once killing */
+void phase_kill(struct corral *c);	     /* kill-all: hold for good */
+void phase_done(struct corral *c);	     /* no tracee left: PH_DONE */
+/* Resume a task from a ptrace-stop, or keep it held while holding. */
+void task_resume(struct corral *c, struct task *t, int sig);
+void task_kill(struct corral *c, struct task *t); /* SIGKILL, once */
 
-/* stacks.c */
+/* ---- stacks.c */
 void stacks_one(struct corral *c, struct task *t, const char *why);
 /* Unwind a held task into frames; never fails (0 frames and *err). */
 int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
@@ -255,18 +262,46 @@ bool stacks_wanted(const struct corral *c);
 void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
 
-/* snapshot.c: a snapshot asked for by a signal, at most one per interval:
- * a flood of requests is coalesced into one. */
+/* ---- engine.c, and its handler seccomp_event.c */
+void engine_handle(struct corral *c, pid_t pid, int status);
+/*
+ * Take one batch of wait statuses (every task that has something to
+ * report, each once: fair under storms) and handle them. Blocks for the
+ * first when block. Returns how many, or -ECHILD when no tracee is left.
+ */
+int engine_drain(struct corral *c, bool block);
+/* Add the first process (already seized, blocked before exec). */
+struct task *engine_add_root(struct corral *c, pid_t pid);
+/* A PTRACE_EVENT_SECCOMP stop (seccomp_event.c). */
+void engine_seccomp(struct corral *c, struct task *t);
+
+/* ---- ending.c: the ending, driven from the loop between batches. */
+void ending_tick(struct corral *c); /* first step; grace expired? */
+
+/* ---- snapshot.c: a snapshot asked for by a signal, at most one per
+ * interval: a flood of requests is coalesced into one. */
 void snapshot_request(struct corral *c, bool with_stacks);
 /* When the coalesced snapshot is due (run_time() time), -1: none. */
 double snapshot_due(const struct corral *c);
 /* Take it if it is due. */
 void snapshot_tick(struct corral *c);
 
-/* corral_spawn() failed after the start line: the end line says so. */
+/* ---- live.c: render for the live view's requests, between batches. */
+void live_step(struct corral *c);
+
+/* ---- spawn.c */
+/* After the first process ended without exec, why. */
+void spawn_read_error(struct corral *c);
+void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
+/* Nothing will be started (refused, or spawning failed after the start
+ * line): the end line says so. */
 void end_failed(struct corral *c);
 
-/* Emit an event to the journal and the callback. */
-void emit(struct corral *c, struct corral_event *ev);
+/* ---- result.c: the exit status policy. */
+int exit_code(const struct corral *c);
+
+/* ---- lifecycle.c: the bare object on a kernel seam (tests use it). */
+struct corral *supervisor_alloc(const struct corral_config *cfg,
+				const struct corral_sys *sys);
 
 #endif

@@ -52,7 +52,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 		return; /* killed mid-stop: its exit comes as an event */
 	if (r == AUDIT_NOT_OURS) {
 		/* A member's own filter stopped a call ours lets run. */
-		engine_resume(c, t, 0);
+		task_resume(c, t, 0);
 		return;
 	}
 	if (r < 0) {
@@ -95,25 +95,19 @@ void engine_seccomp(struct corral *c, struct task *t)
 		if (c->cfg.stacks & CORRAL_STACKS_ESCAPE)
 			nf = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES,
 					   &uerr);
-		struct corral_event ev = {
-			.type = CORRAL_EV_ESCAPE,
-			.pid = t->tid,
-			.tgid = t->tgid,
-			.nspid = t->nspid,
-			.setup = t->flags & TF_SETUP,
-			.detail = call.text,
-			.error = call.why,
-			.verdict = verdict,
-			.frames = nf ? frames : NULL,
-			.nframes = nf,
-		};
+		struct corral_event ev = task_event(CORRAL_EV_ESCAPE, t);
+		ev.detail = call.text;
+		ev.error = call.why;
+		ev.verdict = verdict;
+		ev.frames = nf ? frames : NULL;
+		ev.nframes = nf;
 		emit(c, &ev);
 	}
 	if (verdict[0] == 'k') {
 		/* Held: it must not complete the call while the tree ends. */
 		table_set_state(&c->tab, t, TS_HELD);
-		ending_begin(c, CORRAL_REASON_ESCAPE, 0);
+		phase_begin_ending(c, CORRAL_REASON_ESCAPE, 0);
 		return;
 	}
-	engine_resume(c, t, 0);
+	task_resume(c, t, 0);
 }

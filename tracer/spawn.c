@@ -111,6 +111,18 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
  */
 static int running_trees;
 
+/*
+ * Nothing will be started: the journal, already opened, still says what
+ * was asked and how it ended.
+ */
+void end_failed(struct corral *c)
+{
+	c->res.exit_code = CORRAL_EXIT_INTERNAL;
+	c->finished = true;
+	struct corral_event end = {.type = CORRAL_EV_END};
+	emit(c, &end);
+}
+
 void spawn_tree_done(struct corral *c)
 {
 	if (c->tree_counted)

@@ -44,17 +44,11 @@ void stacks_one(struct corral *c, struct task *t, const char *why)
 	struct corral_frame frames[UNWINDER_MAX_FRAMES];
 	const char *err;
 	int n = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES, &err);
-	struct corral_event ev = {
-		.type = CORRAL_EV_STACK,
-		.pid = t->tid,
-		.tgid = t->tgid,
-		.nspid = t->nspid,
-		.setup = t->flags & TF_SETUP,
-		.detail = why,
-		.frames = frames,
-		.nframes = n,
-		.error = err,
-	};
+	struct corral_event ev = task_event(CORRAL_EV_STACK, t);
+	ev.detail = why;
+	ev.frames = frames;
+	ev.nframes = n;
+	ev.error = err;
 	emit(c, &ev);
 }
 

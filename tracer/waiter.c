@@ -24,6 +24,13 @@
  * plus the time to handle BATCH_MAX statuses (docs/design.md, "The loop").
  * A sweep that stops at the bound resumes where it stopped next time, so
  * every task gets its turn (fairness under storms).
+ *
+ * And the sleep between batches (waiter_sleep): ppoll() on the signalfd
+ * (SIGCHLD: the kernel may have news; the signals corral acts on are read
+ * and noted, not acted on) and on the descriptors that must be served even
+ * while a stop-all or kill-all waits (the pty relay, the live socket, a
+ * stalled journal reader). Serving them is I/O only: what they ask for
+ * (a render, a snapshot) is done by the loop between batches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +38,7 @@
 #include <sys/wait.h>
 
 #include "internal.h"
+#include "pollfd.h"
 
 /* One batch: at most this many statuses... */
 #define BATCH_MAX 2048
@@ -187,4 +195,65 @@ int waiter_collect(struct corral *c, bool block)
 		since_sweep++;
 	}
 	return (int)n;
+}
+
+/*
+ * Was the sender of a signal a member when it sent it? A member may signal
+ * and exit at once: if its exit was handled before the signal is read, it
+ * is out of the table by then. A signal read now was sent after the
+ * previous read, so a member that ended since then counts too.
+ */
+static bool sent_by_member(struct corral *c, pid_t from)
+{
+	if (table_find(&c->tab, from))
+		return true;
+	for (struct task *t = c->tab.first; t; t = t->next)
+		if (t->tgid == from && t->ended >= c->sigread_t)
+			return true;
+	return false;
+}
+
+void waiter_sleep(struct corral *c, double timeout)
+{
+	/* sigfd, pty (3), live (5), journal (1) */
+	struct pollfd pfd[12] = {{.fd = c->sigfd, .events = POLLIN}};
+	int npty = pty_pollfds(c, pfd + 1);
+	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
+	/* A stalled journal reader: wake up when it takes lines again. */
+	int nj = journal_pollfd(c, pfd + 1 + npty + nlive);
+	if (c->sys->poll(c->sys->ctx, pfd, 1 + (unsigned)(npty + nlive + nj),
+			 timeout) <= 0)
+		return;
+	if (nj && pfd[1 + npty + nlive].revents)
+		journal_flush(c);
+	if (npty)
+		pty_relay(c, pfd + 1, npty);
+	if (nlive)
+		live_io(c, pfd + 1 + npty);
+	struct signalfd_siginfo si[16];
+	ssize_t n;
+	double now = run_time(c);
+	while ((n = c->sys->read_signals(c->sys->ctx, c->sigfd, si, 16)) > 0) {
+		for (size_t i = 0; i < (size_t)n; i++) {
+			unsigned sig = si[i].ssi_signo;
+			if (sig == SIGCHLD || sig >= 32)
+				continue;
+			pid_t from = (pid_t)si[i].ssi_pid;
+			c->pending_sigs |= 1u << sig;
+			c->pending_from[sig] = from;
+			if (from && sent_by_member(c, from))
+				c->pending_member |= 1u << sig;
+			else
+				c->pending_member &= ~(1u << sig);
+		}
+	}
+	c->sigread_t = now;
+	/*
+	 * What was read here (SIGCHLD: news; a signal to act on) is the next
+	 * step's work, and the signalfd no longer says so: corral_fd() must.
+	 * A step re-arms it at its end; stop-all and kill-all called from
+	 * outside a step (corral_request_end) leave it armed.
+	 */
+	if (c->pollfd)
+		pollfd_arm(c, 0);
 }

@@ -258,10 +258,10 @@ static void test_loop_ends_on_echild(void **state)
 	mock_wait(&M, ROOT, ST_EXIT(3));
 	/* The table is empty here, but the kernel is not done yet. */
 	M.more = true;
-	assert_int_equal(drain(c, false), 2);
+	assert_int_equal(engine_drain(c, false), 2);
 	assert_int_equal(c->tab.live, 0);
 	M.more = false;
-	assert_int_equal(drain(c, false), -ECHILD);
+	assert_int_equal(engine_drain(c, false), -ECHILD);
 	/* corral_step() turns ECHILD into the end of the run. */
 	c->sigfd = -1;
 	assert_int_equal(corral_step(c, 0), 0);
@@ -362,7 +362,7 @@ static void test_burst_swept_by_tid(void **state)
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	int mark = M.ncalls;
-	assert_int_equal(drain(c, false), 201);
+	assert_int_equal(engine_drain(c, false), 201);
 	assert_true(c->queue_empty);
 	/* Most came from the sweep; waitpid(-1) only until it paid off. */
 	assert_true(M.nwait_tid >= 150);
@@ -386,10 +386,10 @@ static void test_batch_bounded_by_count(void **state)
 	for (int i = 0; i < 3000; i++)
 		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
-	int first = drain(c, false);
+	int first = engine_drain(c, false);
 	assert_true(first > 0 && first < 3000);
 	assert_false(c->queue_empty); /* no sleep before the next batch */
-	int second = drain(c, false);
+	int second = engine_drain(c, false);
 	assert_int_equal(first + second, 3000);
 	assert_true(c->queue_empty);
 	mock_free(c);
@@ -405,7 +405,7 @@ static void test_batch_bounded_by_time(void **state)
 		mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	double t0 = M.clock;
-	int n = drain(c, false);
+	int n = engine_drain(c, false);
 	assert_true(n > 0 && n < 100);
 	assert_false(c->queue_empty);
 	/* Collected for at most the bound plus one clock period. */

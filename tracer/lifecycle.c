@@ -1,0 +1,352 @@
+/*
+ * lifecycle.c - the supervisor object's life: corral_new() validates and
+ * prepares everything that can fail before anything is started (the
+ * journal, the command's path, the sandbox, the boundary, the terminal,
+ * the filter, the signals, the live socket), and corral_free() takes it
+ * all back, ending the tree first if it is still there (nothing of the
+ * tree outlives its supervisor object).
+ *
+ * The signal mask is the subtle part: see setup_signals().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "filter.h"
+#include "pollfd.h"
+#include "sandbox.h"
+#include "internal.h"
+#include "unwind.h"
+
+/*
+ * Find the command the way execvp() would, before anything is started, so
+ * that "not found" and "not executable" are reported with nothing spawned.
+ */
+static int resolve_exe(const char *name, char **out)
+{
+	struct stat st;
+	if (!*name)
+		return -ENOENT;
+	if (strchr(name, '/')) {
+		if (stat(name, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0)
+			return -EACCES;
+		*out = strdup(name);
+		return *out ? 0 : -ENOMEM;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = -ENOENT;
+	size_t nl = strlen(name);
+	for (const char *p = path;; p++) {
+		const char *e = strchrnul(p, ':');
+		size_t dl = (size_t)(e - p);
+		char *cand = malloc(dl + nl + 3);
+		if (!cand)
+			return -ENOMEM;
+		/* An empty PATH element means the current directory. */
+		sprintf(cand, "%.*s%s%s", (int)dl, dl ? p : ".", "/", name);
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*out = cand;
+				return 0;
+			}
+			err = -EACCES;
+		}
+		free(cand);
+		p = e;
+		if (!*e)
+			break;
+	}
+	return err;
+}
+
+/*
+ * Several supervisor objects may live at once (made up front, run one after
+ * the other) and be freed in any order. The signal mask is per thread: the
+ * mask this thread had before its first live object is what each object
+ * gives its command and what the last one freed restores (restoring an
+ * object's own "previous" mask would unblock SIGCHLD under another live
+ * object's signalfd, and its command would start with corral's signals
+ * blocked). SIGPIPE's disposition is per process and stays ignored after a
+ * run (docs/api.md): what the host had before corral first ignored it is
+ * remembered, or a later run's command would start with SIGPIPE ignored.
+ */
+static __thread int thread_objects;
+static __thread sigset_t thread_mask;
+static int host_pipe_ignored = -1; /* unknown until corral first ignores it */
+
+static int setup_signals(struct corral *c)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (c->cfg.handle_signals) {
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		sigaddset(&set, SIGUSR1);
+		/* fg/bg of corral's job: passed on (groups.c) */
+		sigaddset(&set, SIGCONT);
+	}
+	if (c->cfg.watch_parent)
+		sigaddset(&set, SIGUSR2);
+	if (c->cfg.pty)
+		sigaddset(&set, SIGWINCH);
+	/*
+	 * corral is not in its command's process group (groups.c); blocked
+	 * SIGTTOU/SIGTTIN let it write its report to the terminal and hand
+	 * the terminal back without being stopped as a background job.
+	 */
+	sigset_t bg;
+	sigemptyset(&bg);
+	sigaddset(&bg, SIGTTOU);
+	sigaddset(&bg, SIGTTIN);
+	c->sigset = set;
+	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
+		return -errno;
+	if (thread_objects++)
+		c->oldmask = thread_mask;
+	else
+		thread_mask = c->oldmask;
+	c->mask_set = true;
+	sigprocmask(SIG_BLOCK, &bg, NULL);
+	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sigfd < 0)
+		return -errno;
+	if (c->cfg.handle_signals) {
+		/* A journal reader that goes away must not kill corral. */
+		struct sigaction old, ign = {.sa_handler = SIG_IGN};
+		sigaction(SIGPIPE, &ign, &old);
+		if (host_pipe_ignored < 0)
+			host_pipe_ignored = old.sa_handler == SIG_IGN;
+		c->sigpipe_was_ignored =
+			old.sa_handler == SIG_IGN && host_pipe_ignored;
+	}
+	if (c->cfg.watch_parent) {
+		/*
+		 * The death signal is checked against getppid() when it
+		 * arrives (it fires when the parent *thread* exits), and the
+		 * parent may already be gone: corral_spawn() checks again.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGUSR2);
+	}
+	return 0;
+}
+
+/*
+ * The bare object: the caller's config (already imported), the kernel seam
+ * it runs on, no descriptor open, the clock started, an empty table.
+ * corral_new() builds on it; the unit tests build on it with a scripted
+ * kernel (tests/unit/mock_kernel.h).
+ */
+struct corral *supervisor_alloc(const struct corral_config *cfg,
+				const struct corral_sys *sys)
+{
+	struct corral *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cfg = *cfg;
+	c->sys = sys;
+	c->self = getpid();
+	c->parent = getppid();
+	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
+	c->t0 = sys->now(sys->ctx);
+	if (table_init(&c->tab) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void refuse(struct corral *c)
+{
+	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
+	emit(c, &start);
+	c->res.exit_code = exit_code(c);
+	struct corral_event end = {.type = CORRAL_EV_END};
+	emit(c, &end);
+}
+
+int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
+	       size_t errlen)
+{
+	char dummy[8];
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	*out = NULL;
+	err[0] = 0;
+	/* From here on, cfg is the library's own copy (any caller's size). */
+	struct corral_config own;
+	int ir = config_import(cfg, &own, err, errlen);
+	if (ir < 0)
+		return ir;
+	cfg = &own;
+	if (!cfg->argv || !cfg->argv[0]) {
+		snprintf(err, errlen, "no command given");
+		return -EINVAL;
+	}
+	if (cfg->timeout < 0 || cfg->kill_after < 0) {
+		snprintf(err, errlen, "negative duration");
+		return -EINVAL;
+	}
+	struct corral *c = supervisor_alloc(cfg, &corral_sys_real);
+	if (!c)
+		return -ENOMEM;
+	int r;
+	c->spawn_argv = (char **)cfg->argv;
+	/* argv and exe cost two /proc reads per exec: only when used. */
+	c->want_argv = cfg->journal_path || cfg->journal_fd >= 0 ||
+		       cfg->on_event || cfg->history;
+	r = journal_open(c, err, errlen);
+	if (r < 0) {
+		r = -EIO; /* -ENOENT/-EACCES are for the command only */
+		goto fail;
+	}
+	r = resolve_exe(cfg->argv[0], &c->exe);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", cfg->argv[0],
+			 r == -ENOENT ? "command not found" : strerror(-r));
+		c->res.exec_failed = true;
+		c->res.exec_errno = -r;
+		refuse(c);
+		goto fail;
+	}
+	if (cfg->sandbox.enabled) {
+		r = sandbox_prepare(c, err, errlen);
+		if (r < 0) {
+			c->res.sandbox_failed = true;
+			refuse(c);
+			goto fail;
+		}
+	}
+	/* The kernel boundary: before anything is started, so that
+	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
+	r = landlock_plan((enum corral_boundary)cfg->boundary,
+			  cfg->sandbox.enabled, &c->boundary, err, errlen);
+	if (r < 0) {
+		struct corral_event start = {.type = CORRAL_EV_START,
+					     .pid = c->self};
+		emit(c, &start);
+		end_failed(c);
+		goto fail;
+	}
+	c->res.landlock_abi = c->boundary.abi;
+	c->res.scopes = c->boundary.active ? c->boundary.scopes : 0;
+	if (cfg->pty) {
+		r = pty_prepare(c, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	r = cfg->pty ? 0 : groups_prepare(c); /* a pty means a new session */
+	if (r < 0) {
+		snprintf(err, errlen, "process group setup: %s", strerror(-r));
+		goto fail;
+	}
+	struct filter_params fp = {
+		.guard_pid = c->self,
+		.guard_pgid = c->self, /* see groups_prepare() */
+		.guard_tid = gettid(),
+		.escape = cfg->escape,
+	};
+	r = filter_build(&fp, &c->filter);
+	if (r < 0) {
+		snprintf(err, errlen, "containment filter: %s", strerror(-r));
+		r = -EIO;
+		goto fail;
+	}
+	r = setup_signals(c);
+	if (r < 0) {
+		snprintf(err, errlen, "signal setup: %s", strerror(-r));
+		goto fail;
+	}
+	r = live_open(c);
+	if (r < 0) {
+		snprintf(err, errlen, "live view: %s", strerror(-r));
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	corral_free(c);
+	return r;
+}
+
+/*
+ * Give the caller its signals back without letting one that came late kill
+ * it: a SIGUSR1 or SIGTERM that arrived during kill-all, or after the last
+ * read of the signalfd, is still pending, and unblocking it under its
+ * default action would end the process with 128+N instead of the result
+ * the journal's end line gives. Setting SIG_IGN discards what is pending;
+ * what arrives until the mask is restored is discarded on unblocking; then
+ * the caller's dispositions come back. SIGCHLD is left alone: ignoring it
+ * would make the kernel reap the caller's other children meanwhile.
+ */
+static void release_signals(struct corral *c)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old[NSIG];
+	bool saved[NSIG] = {0};
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGCHLD || sigismember(&c->sigset, sig) != 1)
+			continue;
+		saved[sig] = sigaction(sig, &ign, &old[sig]) == 0;
+	}
+	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (saved[sig])
+			sigaction(sig, &old[sig], NULL);
+	c->mask_set = false;
+}
+
+int corral_free(struct corral *c)
+{
+	if (!c)
+		return 0;
+	if (c->in_callback)
+		return -EDEADLK;
+	/* Nothing of the tree outlives its supervisor object. */
+	if (c->root && !c->finished && c->phase != PH_DONE) {
+		corral_stop_all(c);
+		corral_kill_all(c);
+	}
+	spawn_tree_done(c);
+	if (c->cfg.watch_parent)
+		prctl(PR_SET_PDEATHSIG, 0);
+	journal_close(c);
+	if (c->errpipe >= 0)
+		close(c->errpipe);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	groups_restore(c);
+	pty_finish(c);
+	live_close(c);
+	if (c->policy_fd >= 0)
+		close(c->policy_fd);
+	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
+		sandbox_argv_free(c->spawn_argv);
+	sandbox_run_free(c);
+	/* (freed on another thread than corral_new()'s: as before) */
+	if (c->mask_set && (thread_objects <= 0 || --thread_objects == 0))
+		release_signals(c);
+	table_destroy(&c->tab);
+	if (c->batch != c->batch0)
+		free(c->batch);
+	free(c->exe);
+	filter_release(&c->filter);
+	unwinder_free(c->unw);
+	pollfd_free(c);
+	free(c);
+	return 0;
+}

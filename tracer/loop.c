@@ -1,0 +1,276 @@
+/*
+ * loop.c - the loop: one step at a time, until the kernel says no tracee
+ * is left; the signals corral acts on, the deadlines, the end.
+ *
+ * The loop takes wait statuses in batches: it collects every status the
+ * kernel has (WNOHANG) before handling any, so that a task that stops
+ * again as soon as it is resumed cannot starve the others (sandbox2's
+ * monitor does the same). When there is nothing, it sleeps in ppoll() on a
+ * signalfd that carries SIGCHLD and the signals corral acts on, with the
+ * nearest deadline as the timeout. The loop ends only when waitpid()
+ * says ECHILD: the kernel, not a counter, says that no tracee is left.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "filter.h"
+#include "pollfd.h"
+#include "sandbox.h"
+#include "internal.h"
+#include "unwind.h"
+
+static void act_on_signals(struct corral *c)
+{
+	while (c->pending_sigs) {
+		int sig = __builtin_ctz(c->pending_sigs);
+		c->pending_sigs &= ~(1u << sig);
+		pid_t from = c->pending_from[sig];
+		bool member = c->pending_member & (1u << sig);
+		if (sig == SIGWINCH) {
+			pty_winch(c);
+			continue;
+		}
+		if (sig == SIGUSR2) {
+			if (getppid() != c->parent)
+				phase_begin_ending(c, CORRAL_REASON_PARENT, 0);
+			continue;
+		}
+		if (member) {
+			/*
+			 * A member signalled its supervisor (the containment
+			 * filter refuses kill() at corral, but not every path
+			 * can be filtered): record it, do not obey it.
+			 */
+			char d[96];
+			snprintf(d, sizeof(d), "signal %d to corral from %d",
+				 sig, from);
+			struct corral_event ev = {.type = CORRAL_EV_DENIED,
+						  .pid = from,
+						  .detail = d};
+			emit(c, &ev);
+			continue;
+		}
+		if (sig == SIGCONT) { /* fg or bg of corral's job */
+			groups_sigcont(c);
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			if (!c->journal && c->cfg.live_stderr)
+				live_request_print(c); /* live.c */
+			else
+				snapshot_request(
+					c,
+					c->cfg.stacks & CORRAL_STACKS_SNAPSHOT);
+			continue;
+		}
+		phase_begin_ending(c, CORRAL_REASON_SIGNAL, sig);
+	}
+}
+
+static void check_deadlines(struct corral *c)
+{
+	if (c->deadline > 0 && run_time(c) >= c->deadline &&
+	    (c->phase == PH_RUN || c->phase == PH_GRACE)) {
+		if (c->phase == PH_RUN)
+			phase_begin_ending(c, CORRAL_REASON_TIMEOUT, 0);
+		else if (c->res.reason != CORRAL_REASON_TIMEOUT)
+			/* The limit also bounds a grace begun for another
+			 * reason (say, ending what the command left). */
+			phase_begin_ending(c, c->res.reason, 0);
+	}
+	ending_tick(c);
+	if (c->phase == PH_RUN || c->phase == PH_GRACE)
+		snapshot_tick(c);
+}
+
+static void finish(struct corral *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	phase_done(c);
+	/* Another supervisor of this process may start a tree now. */
+	spawn_tree_done(c);
+	if (!c->root_execed)
+		spawn_read_error(c);
+	/* bwrap gave up before the command ran: the sandbox failed. */
+	if (c->sandboxed && !c->command_execed && !c->res.exec_failed &&
+	    c->res.reason == CORRAL_REASON_NONE)
+		c->res.sandbox_failed = true;
+	if (c->res.sandbox_failed)
+		sandbox_explain(c); /* the reason, for the end line */
+	groups_restore(c);
+	pty_finish(c);
+	c->res.exit_code = exit_code(c);
+	c->res.t_end = run_time(c);
+	struct corral_event ev = {.type = CORRAL_EV_END,
+				  .reason = c->res.reason};
+	emit(c, &ev);
+}
+
+/* How long the loop may sleep: the caller's limit and our deadlines. */
+static double sleep_for(const struct corral *c, int timeout_ms)
+{
+	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
+	double now = run_time(c), due[3];
+	int n = 0;
+	/* The deadlines check_deadlines() acts on in this phase, no other:
+	 * a timeout already acted on must not wake the loop in its grace. */
+	bool run = c->phase == PH_RUN, grace = c->phase == PH_GRACE;
+	if (c->deadline > 0 &&
+	    (run || (grace && c->res.reason != CORRAL_REASON_TIMEOUT)))
+		due[n++] = c->deadline;
+	if (grace)
+		due[n++] = c->grace_deadline;
+	double snap = snapshot_due(c);
+	if (snap >= 0 && (run || grace))
+		due[n++] = snap;
+	for (int i = 0; i < n; i++) {
+		double w = due[i] > now ? due[i] - now : 0; /* passed: now */
+		if (wait < 0 || w < wait)
+			wait = w;
+	}
+	return wait;
+}
+
+/*
+ * One round: sleep until the kernel may have news (only when the previous
+ * round emptied its queue), take the batch, act on signals and deadlines.
+ *
+ * Sleeping first and only after an empty queue keeps the sequential case
+ * (one event, one resume) at one ppoll, one read of the signalfd and two
+ * waitpid() calls per event: every status the kernel had was taken, and a
+ * new one raises a SIGCHLD that stays pending in the signalfd, so nothing
+ * is missed. The kernel's ECHILD raises no signal, so the round never
+ * sleeps once a drain has seen it or the table is empty.
+ */
+int corral_step(struct corral *c, int timeout_ms)
+{
+	if (c->in_callback)
+		return -EDEADLK;
+	if (!c->root)
+		return -ECHILD;
+	if (c->finished)
+		return 0;
+	if (c->drained && !c->saw_echild && c->tab.live > 0)
+		waiter_sleep(c, sleep_for(c, timeout_ms));
+	int n = 0;
+	if (c->phase != PH_DONE)
+		n = engine_drain(c, false);
+	/* A batch cut at its bound left news in the kernel: no sleep. */
+	c->drained = c->queue_empty;
+	if (n == -ECHILD || c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
+	act_on_signals(c);
+	if (c->end_request) { /* asked for from a callback */
+		enum corral_reason why = c->end_request;
+		c->end_request = CORRAL_REASON_NONE;
+		corral_request_end(c, why);
+	}
+	/* --journal-strict: a lost line ends the run (journal.c says once). */
+	if (journal_take_loss(c))
+		phase_begin_ending(c, CORRAL_REASON_JOURNAL, 0);
+	/* Job control: may stop corral itself; once continued, what the
+	 * members reported meanwhile is taken now (groups.c says why). */
+	if (groups_step(c)) {
+		engine_drain(c, false);
+		groups_continued(c);
+	}
+	live_step(c); /* live view requests */
+	check_deadlines(c);
+	if (c->phase == PH_DONE) {
+		finish(c);
+		return 0;
+	}
+	/* corral_fd(): readable when the next step has something to do. */
+	if (c->pollfd)
+		pollfd_arm(c, (c->drained && !c->saw_echild &&
+			       c->tab.live > 0 && !c->pending_sigs)
+				      ? sleep_for(c, -1)
+				      : 0);
+	return 1;
+}
+
+int corral_wait(struct corral *c)
+{
+	int r;
+	while ((r = corral_step(c, -1)) > 0)
+		;
+	return r;
+}
+
+void corral_request_end(struct corral *c, enum corral_reason why)
+{
+	if (!c->root || c->finished)
+		return;
+	if (c->in_callback) { /* the engine is mid-event: later */
+		c->end_request = why;
+		pollfd_arm(c, 0);
+		return;
+	}
+	phase_begin_ending(c, why, 0);
+	ending_tick(c); /* without a grace, done before returning */
+}
+
+pid_t corral_root_pid(const struct corral *c)
+{
+	return c->root;
+}
+
+const char *corral_error(const struct corral *c)
+{
+	if (!c->errmsg[0] && sandbox_error(c))
+		return sandbox_error(c);
+	return c->errmsg;
+}
+
+int corral_foreach_proc(struct corral *c,
+			void (*fn)(const struct corral_proc_info *p, void *arg),
+			void *arg)
+{
+	for (struct task *t = c->tab.first; t; t = t->next) {
+		struct corral_proc_info p = {
+			.pid = t->tid,
+			.ppid = t->creator_tgid,
+			.nspid = t->nspid,
+			.born = t->born,
+			.ended = t->ended,
+			.nthreads = t->nthreads,
+			.threads_seen = t->threads_seen,
+			.status = t->status,
+			.setup = t->flags & TF_SETUP,
+			.path = t->path,
+			.argv = (const char *const *)t->argv,
+			.nexecs = t->nexecs,
+			.argv_truncated = t->flags & TF_ARGV_CUT,
+		};
+		switch (t->state) {
+		case TS_HELD:
+			p.state = 't';
+			break;
+		case TS_LISTEN:
+			p.state = 'T';
+			break;
+		case TS_DEAD:
+			p.state = 'Z';
+			break;
+		default:
+			p.state = 'R';
+		}
+		fn(&p, arg);
+	}
+	return 0;
+}

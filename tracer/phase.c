@@ -1,0 +1,140 @@
+/*
+ * phase.c - the run's phase and the hold, with one owner.
+ *
+ * c->phase says where the run is (run, grace, killing, done) and only ever
+ * moves forward; c->holding says that every stop is kept (stop-all, and
+ * kill-all for good). Both are written here and nowhere else, and so is the
+ * one decision that follows from them: whether a task at a stop is resumed,
+ * kept, or killed on sight (task_resume).
+ *
+ * Keeping them apart is what makes an ending impossible to cancel: stop-all
+ * and resume-all take and release the hold without touching the phase, so
+ * a caller (or a snapshot, or the stacks taken at the end) that stops and
+ * resumes the tree in the middle of a grace leaves the grace, and its
+ * deadline, as they were. Only kill-all holds for good.
+ *
+ * This file is low in the layers (below the engine, which resumes every
+ * stop through it, and below the ending, which drives the phase forward):
+ * it waits for nothing and calls only the event sink and the kernel seam.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+
+#include "internal.h"
+
+/*
+ * Deciding the end never stops or kills on the spot: it is often decided
+ * in the middle of handling a batch of events (a fork past --max-procs, an
+ * escape), where a nested wait would trample the batch. Stop-all and
+ * kill-all run from ending_tick() (ending.c), called by the loop between
+ * batches; no grace is a grace that is already over.
+ */
+void phase_begin_ending(struct corral *c, enum corral_reason why, int sig)
+{
+	if (c->phase == PH_GRACE) {
+		/* Asked again while waiting: no more grace. */
+		c->grace_deadline = run_time(c);
+		return;
+	}
+	if (c->phase != PH_RUN)
+		return;
+	c->res.reason = why;
+	c->res.term_signal = sig;
+	c->res.t_ending = run_time(c);
+	struct corral_event ev = {
+		.type = CORRAL_EV_ENDING,
+		.reason = why,
+		.sig = sig,
+	};
+	emit(c, &ev);
+	/*
+	 * A fork bomb or a caught escape gets no grace: the point is to stop
+	 * it now, not to let it clean up.
+	 */
+	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
+		     why != CORRAL_REASON_ESCAPE;
+	c->phase = PH_GRACE;
+	c->ending_started = false;
+	c->grace_len = grace ? c->cfg.kill_after : 0;
+	c->grace_start = run_time(c);
+	c->grace_deadline = c->grace_start + c->grace_len;
+}
+
+/* ending_tick() took the first step (stacks, SIGTERM): once per ending. */
+void phase_ending_started(struct corral *c)
+{
+	c->ending_started = true;
+}
+
+/* The grace is the members' time, not our stacks': it starts at SIGTERM. */
+void phase_grace_restart(struct corral *c)
+{
+	if (c->phase == PH_GRACE && c->grace_deadline > c->grace_start)
+		c->grace_deadline = run_time(c) + c->grace_len;
+}
+
+void phase_hold(struct corral *c)
+{
+	c->holding = true;
+}
+
+int phase_release(struct corral *c)
+{
+	if (c->phase >= PH_KILLING)
+		return -EBUSY;
+	c->holding = false;
+	return 0;
+}
+
+void phase_kill(struct corral *c)
+{
+	c->phase = PH_KILLING;
+	c->holding = true;
+}
+
+/* The kernel said no tracee is left (or kill-all gave up on the dying). */
+void phase_done(struct corral *c)
+{
+	if (c->phase == PH_GRACE) /* the tree ended within the grace */
+		c->res.t_grace = run_time(c) - c->grace_start;
+	c->phase = PH_DONE;
+}
+
+void task_kill(struct corral *c, struct task *t)
+{
+	if (t->flags & TF_KILLED)
+		return;
+	t->flags |= TF_KILLED;
+	c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
+}
+
+void task_resume(struct corral *c, struct task *t, int sig)
+{
+	if (c->holding) {
+		/* Stop-all: every stop is kept; the signal goes in later. */
+		if (t->state != TS_HELD)
+			table_set_state(&c->tab, t, TS_HELD);
+		if (sig)
+			t->pending_sig = sig;
+		if (c->phase == PH_KILLING)
+			task_kill(c, t);
+		return;
+	}
+	long r;
+	/* LISTEN is only valid in a group-stop; any other stop gets CONT. */
+	if (t->flags & TF_AT_GSTOP) {
+		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
+		table_set_state(&c->tab, t, TS_LISTEN);
+	} else {
+		r = sys_ptrace(c->sys, PTRACE_CONT, t->tid, 0,
+			       (void *)(long)sig);
+		table_set_state(&c->tab, t, TS_RUNNING);
+	}
+	/*
+	 * -ESRCH: killed while stopped (or not in a stop any more). Its
+	 * exit will be reported; until then it is "running" to us.
+	 */
+	(void)r;
+	t->pending_sig = 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * result.c - the run's exit status, from its result: the policy in one
+ * place (docs/cli.md, "Exit status"), for the end line of a run that ended
+ * and of one refused before it started.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "internal.h"
+
+int exit_code(const struct corral *c)
+{
+	const struct corral_result *r = &c->res;
+	if (r->sandbox_failed)
+		return CORRAL_EXIT_INTERNAL;
+	if (r->exec_failed) {
+		if (c->spawn_stage != 0)
+			return CORRAL_EXIT_INTERNAL;
+		return r->exec_errno == ENOENT ? CORRAL_EXIT_NOTFOUND
+					       : CORRAL_EXIT_NOEXEC;
+	}
+	/* Before the reason: the tree is not confirmed gone. */
+	if (r->dying)
+		return CORRAL_EXIT_DYING;
+	switch (r->reason) {
+	case CORRAL_REASON_TIMEOUT:
+		return CORRAL_EXIT_TIMEOUT;
+	case CORRAL_REASON_MAXPROCS:
+		return CORRAL_EXIT_MAXPROCS;
+	case CORRAL_REASON_ESCAPE:
+		return CORRAL_EXIT_ESCAPE;
+	case CORRAL_REASON_SIGNAL:
+		return 128 + r->term_signal;
+	case CORRAL_REASON_PARENT:
+		return 128 + SIGHUP;
+	default:
+		break;
+	}
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return WEXITSTATUS(r->status);
+}
