@@ -123,18 +123,10 @@ static size_t sweep(struct corral *c, struct tids *s,
 	for (size_t i = 0; i < s->n; i++) {
 		pid_t tid = s->v[i];
 		if (!done(c, tid)) {
-			int st;
-			struct rusage ru;
-			struct rusage *rp =
-				wait_rusage(&c->tab, table_find(&c->tab, tid))
-					? &ru
-					: NULL;
-			pid_t r = c->sys->waitpid(c->sys->ctx, tid, &st,
-						  __WALL | WNOHANG, rp);
+			struct waited w;
+			pid_t r = waiter_take(c, tid, &w);
 			if (r > 0) {
-				c->wait_ru = rp;
-				engine_handle(c, r, st);
-				c->wait_ru = NULL;
+				engine_handle_waited(c, &w);
 				progress++;
 			}
 			if (r >= 0 && !done(c, tid)) {

@@ -475,6 +475,16 @@ void engine_handle(struct corral *c, pid_t pid, int status)
  * only way statuses reach the engine, for the loop and for the ending's
  * waits alike.
  */
+void engine_handle_waited(struct corral *c, const struct waited *w)
+{
+	struct task *t = table_find(&c->tab, w->pid);
+	if (t)
+		t->flags &= ~TF_IN_BATCH;
+	c->wait_ru = w->has_ru ? &w->ru : NULL;
+	engine_handle(c, w->pid, w->status);
+	c->wait_ru = NULL;
+}
+
 int engine_drain(struct corral *c, bool block)
 {
 	int n = waiter_collect(c, block);
@@ -482,14 +492,7 @@ int engine_drain(struct corral *c, bool block)
 		return n;
 	/* No drain runs inside a handler (callbacks cannot re-enter the
 	 * loop: -EDEADLK), so the batch stays put while it is handled. */
-	for (int i = 0; i < n; i++) {
-		struct waited *w = &c->batch[i];
-		struct task *t = table_find(&c->tab, w->pid);
-		if (t)
-			t->flags &= ~TF_IN_BATCH;
-		c->wait_ru = w->has_ru ? &w->ru : NULL;
-		engine_handle(c, w->pid, w->status);
-	}
-	c->wait_ru = NULL;
+	for (int i = 0; i < n; i++)
+		engine_handle_waited(c, &c->batch[i]);
 	return n;
 }

@@ -232,6 +232,12 @@ void groups_sigcont(struct corral *c);
  */
 int waiter_collect(struct corral *c, bool block);
 /*
+ * One known task's status, if it has one (waitpid(tid, WNOHANG)): the
+ * stop-all and kill-all sweeps, which must not walk every tracee. The pid
+ * (w filled), 0 (nothing yet) or -errno.
+ */
+pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
+/*
  * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
  * serving the pty, the live socket and the journal meanwhile; signals
  * read are noted in c->pending_* for the loop.
@@ -270,6 +276,8 @@ void engine_handle(struct corral *c, pid_t pid, int status);
  * first when block. Returns how many, or -ECHILD when no tracee is left.
  */
 int engine_drain(struct corral *c, bool block);
+/* One status the waiter took (with its resource use, for an exit). */
+void engine_handle_waited(struct corral *c, const struct waited *w);
 /* Add the first process (already seized, blocked before exec). */
 struct task *engine_add_root(struct corral *c, pid_t pid);
 /* A PTRACE_EVENT_SECCOMP stop (seccomp_event.c). */

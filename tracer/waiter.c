@@ -147,6 +147,17 @@ out:
 	return whole;
 }
 
+pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w)
+{
+	struct rusage *rp =
+		wait_rusage(&c->tab, table_find(&c->tab, tid)) ? &w->ru : NULL;
+	pid_t r = c->sys->waitpid(c->sys->ctx, tid, &w->status,
+				  __WALL | WNOHANG, rp);
+	w->pid = r;
+	w->has_ru = rp != NULL;
+	return r;
+}
+
 int waiter_collect(struct corral *c, bool block)
 {
 	size_t n = 0, since_sweep = 0;
