@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "procfs.h"
 
 static ssize_t read_all(const char *path, char **out)
 {
