@@ -9,8 +9,6 @@
  * The signal mask is the subtle part: see setup_signals().
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,24 +11,16 @@
  * says ECHILD: the kernel, not a counter, says that no tracee is left.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "abi.h"
-#include "filter.h"
 #include "pollfd.h"
-#include "sandbox.h"
 #include "internal.h"
-#include "unwind.h"
 
 static void act_on_signals(struct corral *c)
 {
