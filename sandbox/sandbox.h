@@ -64,8 +64,10 @@ int sandbox_probe(const char *bwrap_override, struct sandbox_probe *p);
 /* Printed by the CLI (cli/probe.c) from corral_probe() (tracer/host_probe.c). */
 
 /*
- * Find bwrap: override when given (must be executable), else "bwrap" in
- * PATH (default PATH when unset). Writes the path into out.
+ * Find bwrap: override when given (must be an executable regular file),
+ * else "bwrap" in PATH (PATH_DEFAULT when PATH is unset or empty; empty
+ * elements are not the current directory): tracer/pathfind.c's search.
+ * Writes the path into out.
  */
 int sandbox_find_bwrap(const char *override, char *out, size_t outlen);
 
