@@ -125,16 +125,6 @@ static const char *plural(unsigned long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static const char *signame(int sig, char buf[24])
-{
-	const char *n = sig > 0 ? sigabbrev_np(sig) : NULL;
-	if (n)
-		snprintf(buf, 24, "SIG%s", n);
-	else
-		snprintf(buf, 24, "signal %d", sig);
-	return buf;
-}
-
 /* ----------------------------------------------------------- --verbose */
 
 struct member {
@@ -204,7 +194,7 @@ static int by_pid(const void *a, const void *b)
 static void on_event(const struct corral_event *ev, void *arg)
 {
 	struct verbose *v = arg;
-	char nb[24];
+	char nb[16];
 	if (ev->type == CORRAL_EV_ENDING && !v->ending) {
 		v->ending = true;
 		corral_foreach_proc(v->c, note_member, v);
@@ -216,8 +206,9 @@ static void on_event(const struct corral_event *ev, void *arg)
 		if (grace)
 			say("ending the tree (%s): sending %s and SIGCONT to "
 			    "%zu %s, SIGKILL after %gs to what is left",
-			    corral_reason_name(ev->reason), signame(sig, nb),
-			    v->n, plural(v->n, "process", "processes"),
+			    corral_reason_name(ev->reason),
+			    corral_signal_name(sig, nb), v->n,
+			    plural(v->n, "process", "processes"),
 			    v->cfg->kill_after);
 		else
 			say("ending the tree (%s): stopping and sending "
@@ -239,7 +230,7 @@ static void on_event(const struct corral_event *ev, void *arg)
 		if (ev->sig)
 			say("%d %s: %s by %s", m->pid, m->cmd,
 			    ev->sig == SIGKILL ? "killed" : "terminated",
-			    signame(ev->sig, nb));
+			    corral_signal_name(ev->sig, nb));
 		else
 			say("%d %s: exited with status %d", m->pid, m->cmd,
 			    ev->status);
@@ -284,12 +275,13 @@ static void say_ended(struct corral *c, const struct corral_config *cfg,
 			  .first = cfg->end_signal > 0 ? cfg->end_signal
 						       : SIGTERM};
 	corral_foreach_proc(c, count_ended, &e);
-	char nb[24], parts[256] = "";
+	char nb[16], parts[256] = "";
 	size_t l = 0;
 	if (e.by_first)
 		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
 				      "%s%lu terminated by %s", l ? ", " : "",
-				      e.by_first, signame(e.first, nb));
+				      e.by_first,
+				      corral_signal_name(e.first, nb));
 	if (e.by_kill)
 		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
 				      "%s%lu killed by SIGKILL", l ? ", " : "",
@@ -310,7 +302,7 @@ static void say_ended(struct corral *c, const struct corral_config *cfg,
 static void summary(struct corral *c, const struct corral_config *cfg,
 		    const struct corral_result *r)
 {
-	char why[128], nb[24];
+	char why[128], nb[16];
 	switch (r->reason) {
 	case CORRAL_REASON_TIMEOUT:
 		snprintf(why, sizeof(why), "timeout after %gs", cfg->timeout);
@@ -326,7 +318,7 @@ static void summary(struct corral *c, const struct corral_config *cfg,
 		break;
 	case CORRAL_REASON_SIGNAL:
 		snprintf(why, sizeof(why), "got %s",
-			 signame(r->term_signal, nb));
+			 corral_signal_name(r->term_signal, nb));
 		say_ended(c, cfg, r, why);
 		break;
 	case CORRAL_REASON_PARENT:
@@ -346,12 +338,12 @@ static void summary(struct corral *c, const struct corral_config *cfg,
 
 static void command_status(const struct corral_result *r, char *buf, size_t len)
 {
-	char nb[24];
+	char nb[16];
 	if (r->exec_failed || r->sandbox_failed)
 		snprintf(buf, len, "the command did not run");
 	else if (WIFSIGNALED(r->status))
 		snprintf(buf, len, "the command was killed by %s%s",
-			 signame(WTERMSIG(r->status), nb),
+			 corral_signal_name(WTERMSIG(r->status), nb),
 			 WCOREDUMP(r->status) ? " (core dumped)" : "");
 	else
 		snprintf(buf, len, "the command exited with status %d",

@@ -191,6 +191,11 @@ const char *corral_version(void);
 
 const char *corral_reason_name(enum corral_reason r);
 const char *corral_event_name(enum corral_event_type t);
+/*
+ * A signal's name as the journal writes it: "SIGTERM", "SIGRTMIN+3", or
+ * "SIG32" for a number without one. Written into buf, which is returned.
+ */
+const char *corral_signal_name(int sig, char buf[16]);
 
 struct corral_frame {
 	uint64_t ip;

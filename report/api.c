@@ -5,12 +5,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "report.h"
 
 /* ------------------------------------------------------- the chain */
@@ -264,8 +264,8 @@ void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,
 	if (!p->has_exit)
 		snprintf(buf, len, "no exit seen");
 	else if (p->sig)
-		snprintf(buf, len, "killed by SIG%s",
-			 sigabbrev_np(p->sig) ? sigabbrev_np(p->sig) : "?");
+		snprintf(buf, len, "killed by %s",
+			 signal_name(p->sig, (char[16]){0}));
 	else
 		snprintf(buf, len, "exit %d", p->status);
 }

@@ -6,11 +6,11 @@
  * not UTF-8 as $'\xHH'), "(fork)" for a process that never exec'd, the
  * same indentation limit.
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "names.h"
 #include "quote.h"
 #include "report.h"
 
@@ -49,11 +49,9 @@ static void put_line(struct sbuf *b, const struct corral_report *m, int i,
 	if (!p->has_exit)
 		sb_puts(b, "no exit seen");
 	else if (p->sig) {
-		const char *n = p->sig > 0 ? sigabbrev_np(p->sig) : NULL;
-		if (n)
-			sb_printf(b, "killed by SIG%s", n);
-		else
-			sb_printf(b, "killed by signal %d", p->sig);
+		/* named as the live tree names it (tracer/live.c) */
+		char nb[16];
+		sb_printf(b, "killed by %s", signal_name(p->sig, nb));
 		if (p->core)
 			sb_puts(b, " (core dumped)");
 	} else {

@@ -34,6 +34,7 @@
 
 #include "audit.h"
 #include "filter.h"
+#include "names.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -213,14 +214,13 @@ static void put_enum(struct text *t, unsigned long v,
 	put(t, "%#lx", v);
 }
 
+/* A signal argument: its name, or the number when it is no signal (0, the
+ * probe that only checks that a pid exists; garbage). */
 static void put_sig(struct text *t, int sig)
 {
-	const char *abbrev =
-		sig > 0 && sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
-	if (abbrev)
-		put(t, "SIG%s", abbrev);
-	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-		put(t, "SIGRTMIN+%d", sig - SIGRTMIN);
+	char nb[16];
+	if (sig > 0 && sig <= SIGRTMAX)
+		put(t, "%s", signal_name(sig, nb));
 	else
 		put(t, "%d", sig);
 }

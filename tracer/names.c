@@ -1,6 +1,8 @@
 /*
- * names.c - names for signals, events and reasons, used by the journal and
- * the CLI. sigabbrev_np() needs glibc 2.32; Debian 12 has 2.36.
+ * names.c - names for signals, events and reasons, used by the journal, the
+ * live tree, the escape audit, the report and the CLI: a signal is named
+ * here and nowhere else. sigabbrev_np() needs glibc 2.32; Debian 12 has
+ * 2.36.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,12 @@ const char *signal_name(int sig, char buf[16])
 	}
 	snprintf(buf, 16, "SIG%d", sig);
 	return buf;
+}
+
+/* For the CLI and other callers of corral.h: the same names. */
+const char *corral_signal_name(int sig, char buf[16])
+{
+	return signal_name(sig, buf);
 }
 
 static const char *const event_names[CORRAL_EV__COUNT] = {
