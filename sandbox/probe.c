@@ -27,6 +27,7 @@
 
 #include "landlock.h"
 #include "sandbox.h"
+#include "writeall.h"
 
 /* Truncating copy (messages and paths only need to be readable). */
 static void copy(char *dst, size_t n, const char *src)
@@ -62,21 +63,6 @@ static int wait_pid(pid_t pid, int *status)
 	return 0;
 }
 
-static int write_all(int fd, const char *s)
-{
-	size_t n = strlen(s);
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Make a user namespace and map our uid in it, the two steps bwrap needs.
  * Mapping is what fails under Ubuntu's AppArmor userns restriction, where
@@ -102,18 +88,18 @@ static bool try_userns(char *err, size_t errlen)
 	if (pid == 0) {
 		/* Only async-signal-safe calls: the host may be threaded. */
 		int r[2] = {0, 0};
-		int fd;
+		int fd, w = 0;
 		close(fds[0]);
 		if (unshare(CLONE_NEWUSER) < 0) {
 			r[0] = 1, r[1] = errno;
 		} else if ((fd = open("/proc/self/setgroups",
 				      O_WRONLY | O_CLOEXEC)) >= 0 &&
-			   write_all(fd, "deny") < 0) {
-			r[0] = 2, r[1] = errno;
+			   (w = write_all(fd, "deny", 4)) < 0) {
+			r[0] = 2, r[1] = -w;
 		} else if ((fd = open("/proc/self/uid_map",
 				      O_WRONLY | O_CLOEXEC)) < 0 ||
-			   write_all(fd, map) < 0) {
-			r[0] = 3, r[1] = errno;
+			   (w = write_all(fd, map, strlen(map))) < 0) {
+			r[0] = 3, r[1] = w < 0 ? -w : errno;
 		}
 		if (write(fds[1], r, sizeof(r)) < 0)
 			_exit(2);
