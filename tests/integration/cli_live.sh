@@ -23,10 +23,11 @@ wait_err() {
 RUN_LABEL="corral ps"
 start -- "$CORRAL" run -- sh -c 'sleep 100 & echo READY; exec sleep 101' || exit 1
 await '^READY'
-# the exec of `sleep 101` may still be under way: poll ps (bounded)
+# the execs of `sleep 101` and of the child's `sleep 100` may still be
+# under way: poll ps (bounded) until both show
 for i in $(seq 1 100); do
 	"$CORRAL" ps "$PID" >"$T/ps.out" 2>"$T/ps.err" || break
-	grep -q 'sleep 101' "$T/ps.out" && break
+	grep -q 'sleep 101' "$T/ps.out" && grep -q 'sleep 100' "$T/ps.out" && break
 	sleep 0.05 # polling a live view for an expected line (bounded)
 done
 expect_grep "^corral $PID: 2 live processes, running [0-9.]+s$" "$T/ps.out" "ps header"
