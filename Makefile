@@ -29,7 +29,7 @@ override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
         gcc make jq python3 binutils dpkg-dev debhelper lintian \
-        libyajl-dev chromium libssl-dev git
+        libyajl-dev chromium libssl-dev git strace
 
 LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

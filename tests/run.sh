@@ -11,8 +11,9 @@
 #
 # As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
 # test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
-# (tests/integration/adv_*.sh) run a second time as that user (runuser), for
-# the unprivileged path. The build tree and tests must be
+# (tests/integration/adv_*.sh), and journal_argv.sh (an execute-only binary
+# is not readable by an unprivileged tracer) run a second time as that user
+# (runuser), for the unprivileged path. The build tree and tests must be
 # readable by it.
 #
 # Environment: BUILD (default build), TEST_FILTER (a regex: run only the
@@ -115,7 +116,8 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 		as_user+=("$BUILD/tests/test_sandbox")
 	fi
 	if [ "$mode" != unit ]; then
-		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh; do
+		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh \
+			"$ROOT"/tests/integration/journal_argv.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi

@@ -357,7 +357,9 @@ static void on_exec(struct corral *c, struct task *t)
 	char **argv = NULL;
 	if (c->want_argv) {
 		path = c->sys->exe(c->sys->ctx, t->tid);
-		c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
+		/* From the pristine stack; else /proc (a 32-bit tracee). */
+		if (c->sys->exec_argv(c->sys->ctx, t->tid, &block, &argv) < 0)
+			c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
 	}
 	t->nexecs++;
 	struct corral_event ev = task_event(CORRAL_EV_EXEC, t);

@@ -14,8 +14,11 @@
 const char *signal_name(int sig, char buf[16])
 {
 	const char *n = sigabbrev_np(sig);
-	if (n) {
-		snprintf(buf, 16, "SIG%s", n);
+	size_t l = n ? strlen(n) : 0;
+	if (n && l < 16 - 3) {
+		/* Not snprintf: a journal line per signal (SIGCHLD). */
+		memcpy(buf, "SIG", 3);
+		memcpy(buf + 3, n, l + 1);
 		return buf;
 	}
 	if (sig >= SIGRTMIN && sig <= SIGRTMAX) {

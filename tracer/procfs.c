@@ -62,10 +62,27 @@ static ssize_t read_all(const char *path, char **out)
 	return (ssize_t)len;
 }
 
+/* "/proc/<tid>/<leaf>" without snprintf (a path per exec). */
+static void proc_path(char out[64], pid_t tid, const char *leaf)
+{
+	char d[16];
+	int k = 0;
+	unsigned v = (unsigned)tid;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < 15);
+	char *p = stpcpy(out, "/proc/");
+	while (k)
+		*p++ = d[--k];
+	*p++ = '/';
+	size_t l = strlen(leaf); /* a short constant: "exe", "cmdline" */
+	memcpy(p, leaf, l < 40 ? l + 1 : 1);
+}
+
 int procfs_argv(pid_t tid, char **block, char ***argvp)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", tid);
+	proc_path(path, tid, "cmdline");
 	char *buf;
 	ssize_t len = read_all(path, &buf);
 	if (len < 0)
@@ -94,7 +111,7 @@ int procfs_argv(pid_t tid, char **block, char ***argvp)
 char *procfs_exe(pid_t tid)
 {
 	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/exe", tid);
+	proc_path(path, tid, "exe");
 	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return NULL;

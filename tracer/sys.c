@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "execstack.h"
 #include "procfs.h"
 #include "sys.h"
 
@@ -81,6 +82,11 @@ static int real_argv(void *ctx, pid_t tid, char **block, char ***argv)
 	return procfs_argv(tid, block, argv);
 }
 
+static int real_exec_argv(void *ctx, pid_t tid, char **block, char ***argv)
+{
+	return execstack_argv(tid, block, argv);
+}
+
 static double real_now(void *ctx)
 {
 	struct timespec ts;
@@ -123,4 +129,5 @@ const struct corral_sys corral_sys_real = {
 	.poll = real_poll,
 	.read_signals = real_read_signals,
 	.ctx = 0,
+	.exec_argv = real_exec_argv,
 };

@@ -61,6 +61,13 @@ struct corral_sys {
 	ssize_t (*read_signals)(void *ctx, int fd, struct signalfd_siginfo *si,
 				size_t max);
 	void *ctx;
+	/*
+	 * argv() for a task stopped at PTRACE_EVENT_EXEC, read from the new
+	 * image's stack (nothing of it has run yet), without /proc's open and
+	 * path walk; -errno where that way does not apply (a 32-bit tracee,
+	 * a tracee corral may not read): the caller asks argv() then.
+	 */
+	int (*exec_argv)(void *ctx, pid_t tid, char **block, char ***argv);
 };
 
 extern const struct corral_sys corral_sys_real;
