@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,25 @@ struct mock {
 	int sigs[16];
 	pid_t sigfrom[16];
 	int nsigs;
+	/*
+	 * The tree as the kernel knows it (optional; see mock_task()). With
+	 * it the kernel answers: PTRACE_INTERRUPT queues the task's
+	 * interrupt stop, SIGKILL queues the deaths of the process's threads
+	 * then of the process, and once every modelled task's death was
+	 * queued and taken, waitpid says ECHILD (m->more is then ignored).
+	 */
+	struct {
+		pid_t tid, tgid;
+		bool alive;	   /* its death is not queued yet */
+		bool no_interrupt; /* stuck in the kernel: never stops */
+	} tasks[256];
+	int ntasks;
+#ifdef __x86_64__
+	/* The registers GETREGS reads and SETREGS writes (one task at a
+	 * time: the test looks right after the stop it scripted). */
+	struct user_regs_struct regs;
+	int nsetregs;
+#endif
 	struct corral_sys sys;
 };
 
@@ -79,6 +99,58 @@ static bool mock_esrch(struct mock *m, pid_t pid)
 	return false;
 }
 
+static void mock_wait(struct mock *m, pid_t pid, int status);
+
+/* The modelled task tid, NULL if not modelled. */
+static inline int mock_task_index(struct mock *m, pid_t tid)
+{
+	for (int i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].tid == tid)
+			return i;
+	return -1;
+}
+
+/* Model a live task (tgid == tid: a process). */
+static inline void mock_task(struct mock *m, pid_t tid, pid_t tgid)
+{
+	m->tasks[m->ntasks].tid = tid;
+	m->tasks[m->ntasks].tgid = tgid;
+	m->tasks[m->ntasks++].alive = true;
+}
+
+/* A modelled task ends: its status is queued, it will not report again. */
+static inline void mock_exit(struct mock *m, pid_t tid, int status)
+{
+	int i = mock_task_index(m, tid);
+	if (i >= 0)
+		m->tasks[i].alive = false;
+	mock_wait(m, tid, status);
+}
+
+static bool mock_any_alive(struct mock *m)
+{
+	for (int i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].alive)
+			return true;
+	return false;
+}
+
+/* SIGKILL to any task of a modelled process: every thread, then it. */
+static void mock_kill_group(struct mock *m, pid_t tid)
+{
+	int i = mock_task_index(m, tid);
+	if (i < 0 || !m->tasks[i].alive)
+		return;
+	pid_t tgid = m->tasks[i].tgid;
+	for (int k = 0; k < m->ntasks; k++)
+		if (m->tasks[k].alive && m->tasks[k].tgid == tgid &&
+		    m->tasks[k].tid != tgid)
+			mock_exit(m, m->tasks[k].tid, ST_KILLED(SIGKILL));
+	if (mock_task_index(m, tgid) >= 0 &&
+	    m->tasks[mock_task_index(m, tgid)].alive)
+		mock_exit(m, tgid, ST_KILLED(SIGKILL));
+}
+
 static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 {
 	struct mock *m = ctx;
@@ -86,6 +158,19 @@ static long m_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 		m->calls[m->ncalls++] = (struct mcall){req, pid, (long)data};
 	if (mock_esrch(m, pid))
 		return -ESRCH;
+	int ti = mock_task_index(m, pid);
+	if (ti >= 0 && !m->tasks[ti].alive)
+		return -ESRCH;
+	if (req == PTRACE_INTERRUPT && ti >= 0 && !m->tasks[ti].no_interrupt)
+		mock_wait(m, pid, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+#ifdef __x86_64__
+	if (req == PTRACE_GETREGS)
+		memcpy(data, &m->regs, sizeof(m->regs));
+	if (req == PTRACE_SETREGS) {
+		memcpy(&m->regs, data, sizeof(m->regs));
+		m->nsetregs++;
+	}
+#endif
 	if (req == PTRACE_GETEVENTMSG)
 		*(unsigned long *)data = m->eventmsg[pid & 0xffff];
 	if (req == PTRACE_GET_SYSCALL_INFO && m->syscall_info) {
@@ -123,7 +208,8 @@ static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
 		return m->waits[i].pid;
 	}
 	/* The script is over: either nothing yet, or no tracee left. */
-	return (m->more && (options & WNOHANG)) ? 0 : -ECHILD;
+	bool more = m->ntasks ? mock_any_alive(m) : m->more;
+	return (more && (options & WNOHANG)) ? 0 : -ECHILD;
 }
 
 static int m_poll(void *ctx, struct pollfd *p, unsigned n, double timeout)
@@ -131,6 +217,10 @@ static int m_poll(void *ctx, struct pollfd *p, unsigned n, double timeout)
 	struct mock *m = ctx;
 	if (m->nsigs)
 		return 1;
+	/* A status not taken yet raised SIGCHLD: the signalfd is ready. */
+	for (int i = m->wpos; i < m->nwaits; i++)
+		if (!m->waits[i].taken)
+			return 1;
 	if (m->fake_clock && timeout > 0)
 		m->clock += timeout;
 	return 0;
@@ -171,7 +261,14 @@ static int m_kill(void *ctx, pid_t pid, int sig)
 	struct mock *m = ctx;
 	if (sig && m->ncalls < MAXCALLS)
 		m->calls[m->ncalls++] = (struct mcall){-sig, pid, 0};
-	return mock_esrch(m, pid) ? -ESRCH : (sig ? 0 : -ESRCH);
+	if (mock_esrch(m, pid))
+		return -ESRCH;
+	int ti = mock_task_index(m, pid);
+	if (ti >= 0 && !m->tasks[ti].alive)
+		return -ESRCH;
+	if (sig == SIGKILL)
+		mock_kill_group(m, pid);
+	return sig ? 0 : -ESRCH;
 }
 
 static int m_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)

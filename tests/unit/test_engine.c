@@ -578,53 +578,6 @@ static void test_unstoppable_costs_budget_once(void **state)
 	mock_free(c);
 }
 
-/* Signals to corral, through the loop's sleep: obeyed, or refused from a
- * member. */
-static void test_signals_to_corral(void **state)
-{
-	struct corral *c = started_at_zero();
-	c->cfg.handle_signals = true;
-	c->drained = true;
-	M.more = true;
-	mock_signal(&M, SIGTERM, ROOT); /* from a member: journaled, ignored */
-	assert_int_equal(corral_step(c, 0), 1);
-	assert_true(jpos(c, "\"event\":\"denied\"") >= 0);
-	assert_int_equal(c->phase, PH_RUN);
-	c->drained = true;
-	mock_signal(&M, SIGTERM, 4242); /* from outside: end the tree */
-	assert_int_equal(corral_step(c, 0), 1);
-	assert_int_equal(c->phase, PH_GRACE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
-	assert_int_equal(c->res.term_signal, SIGTERM);
-	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
-	mock_free(c);
-}
-
-/* The timeout, then the grace, expire on the clock the loop reads. */
-static void test_timeout_then_grace_expire(void **state)
-{
-	struct corral *c = started_at_zero();
-	c->cfg.kill_after = 2;
-	c->deadline = 5;
-	c->drained = true;
-	M.more = true;
-	/* The loop sleeps until the deadline, no longer. */
-	assert_int_equal(corral_step(c, -1), 1);
-	assert_true(M.clock >= 5 && M.clock < 5.01);
-	assert_int_equal(c->phase, PH_GRACE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_TIMEOUT);
-	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
-	/* Then until the end of the grace, where the tree is ended (here
-	 * the scripted kernel has it gone already) and the run finishes. */
-	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
-	M.more = false;
-	c->drained = true;
-	assert_int_equal(corral_step(c, -1), 0);
-	assert_true(M.clock >= 7 && M.clock < 7.01);
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
-	mock_free(c);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,8 +597,6 @@ int main(void)
 		cmocka_unit_test(test_clone_flags_from_registers),
 		cmocka_unit_test(test_kill_wait_gives_up),
 		cmocka_unit_test(test_unstoppable_costs_budget_once),
-		cmocka_unit_test(test_signals_to_corral),
-		cmocka_unit_test(test_timeout_then_grace_expire),
 		cmocka_unit_test(test_resume_keeps_the_ending),
 		cmocka_unit_test(test_snapshot_keeps_the_ending),
 		cmocka_unit_test(test_snapshots_coalesced),

@@ -11,37 +11,42 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 
-#include "mock_kernel.h"
+#include "mock_tree.h"
 /* After <sys/ptrace.h> (mock_kernel.h). */
 #include <linux/audit.h>
 #include <linux/ptrace.h>
 
 #include "filter.h"
 
-#define ROOT 100
-
-static struct mock M;
 static struct ptrace_syscall_info SI;
 
-static struct corral *started(enum corral_escape_mode mode)
+/* corral's own containment filter for mode, guarding this process. */
+static void with_filter(struct corral *c, enum corral_escape_mode mode)
 {
-	mock_init(&M);
-	struct corral *c = mock_corral(&M, ROOT);
 	c->cfg.escape = mode;
 	c->cfg.stacks = 0;
 	struct filter_params fp = {
 		.guard_pid = getpid(),
 		.guard_pgid = getpgrp(),
+		.guard_tid = gettid(),
 		.escape = mode,
 	};
 	assert_int_equal(filter_build(&fp, &c->filter), 0);
-	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
 	M.syscall_info = &SI;
 	M.syscall_info_len = sizeof(SI);
+}
+
+static struct corral *started(enum corral_escape_mode mode)
+{
+	mock_init(&M);
+	struct corral *c = mock_corral(&M, ROOT);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	with_filter(c, mode);
 	return c;
 }
 
-static void stop_at(struct corral *c, uint32_t arch, long nr, uint64_t a0,
+/* What PTRACE_GET_SYSCALL_INFO will say at tid's next seccomp stop. */
+static void call_is(pid_t tid, uint32_t arch, long nr, uint64_t a0, uint64_t a1,
 		    uint32_t data)
 {
 	memset(&SI, 0, sizeof(SI));
@@ -49,14 +54,27 @@ static void stop_at(struct corral *c, uint32_t arch, long nr, uint64_t a0,
 	SI.arch = arch;
 	SI.seccomp.nr = (uint64_t)nr;
 	SI.seccomp.args[0] = a0;
+	SI.seccomp.args[1] = a1;
 	SI.seccomp.ret_data = data;
-	M.eventmsg[ROOT] = data; /* what GETEVENTMSG would say: not read */
+	M.eventmsg[tid] = data; /* what GETEVENTMSG would say: not read */
+}
+
+static void stop_at(struct corral *c, uint32_t arch, long nr, uint64_t a0,
+		    uint32_t data)
+{
+	call_is(ROOT, arch, nr, a0, 0, data);
 	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
 }
 
 #ifdef __x86_64__
-#define NATIVE AUDIT_ARCH_X86_64
+#define NATIVE	      AUDIT_ARCH_X86_64
 #define REFUSED(mark) mock_count(&M, (mark), PTRACE_SETREGS, ROOT, -1)
+/* The call was skipped (number -1) and returns -err. */
+#define FAILS_WITH(err)                                                        \
+	do {                                                                   \
+		assert_true(M.regs.orig_rax == (unsigned long long)-1);        \
+		assert_int_equal((long long)M.regs.rax, -(err));               \
+	} while (0)
 #endif
 
 #ifdef NATIVE
@@ -66,8 +84,10 @@ static void test_forged_data_judged(void **state)
 {
 	struct corral *c = started(CORRAL_ESCAPE_DENY);
 	int mark = M.ncalls;
+	M.regs.orig_rax = SYS_setsid;
 	stop_at(c, NATIVE, SYS_setsid, 0, 0xfff);
 	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(EPERM);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"deny\"") >= 0);
 	assert_int_equal(c->res.escapes, 1);
@@ -96,6 +116,7 @@ static void test_unknown_arch_refused(void **state)
 	int mark = M.ncalls;
 	stop_at(c, 0x12345678, SYS_setsid, 0, 1);
 	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(ENOSYS);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "cannot judge") >= 0);
 	assert_true(jpos(c, "\"verdict\":\"deny\"") >= 0);
@@ -110,6 +131,7 @@ static void test_no_info_refused(void **state)
 	int mark = M.ncalls;
 	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
 	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(ENOSYS);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "cannot judge") >= 0);
 	mock_free(c);
@@ -127,12 +149,91 @@ static void test_task_gone(void **state)
 	M.nesrch = 0;
 	mock_free(c);
 }
+/* --escape=log: the escape runs (registers untouched, resumed with no
+ * signal), one line records it, and the tree goes on. */
+static void test_log_mode_runs_it(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	int mark = M.ncalls;
+	stop_at(c, NATIVE, SYS_setsid, 0, FILTER_RULE_SETSID);
+	assert_int_equal(REFUSED(mark), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"log\"") >= 0);
+	assert_int_equal(c->res.escapes, 1);
+	assert_int_equal(c->phase, PH_RUN);
+	mock_free(c);
+}
+
+/* A signal aimed at corral itself is refused (EPERM) even under log, where
+ * escapes run: the one decision that is not the mode's. */
+static void test_signal_to_corral_refused_under_log(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	int mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_kill, (uint64_t)getpid(), SIGTERM,
+		FILTER_RULE_KILL);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(EPERM);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	char want[64];
+	snprintf(want, sizeof(want), "\"call\":\"kill(%d, SIGTERM)\"",
+		 getpid());
+	assert_true(jline_has(c, "\"event\":\"escape\"", want));
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"", "\"verdict\":\"deny\""));
+	assert_int_equal(c->phase, PH_RUN);
+	mock_free(c);
+}
+
+/*
+ * --escape=kill, through the loop: a member's setsid stops it at its
+ * seccomp stop; it stays there (never resumed, the call never runs), the
+ * ending says escape, and the tree is stopped and killed in the same
+ * round, with no SIGTERM and no grace whatever --kill-after says. corral
+ * exits 123.
+ */
+static void test_kill_mode_ends_without_grace(void **state)
+{
+	struct corral *c = tree_at_zero();
+	with_filter(c, CORRAL_ESCAPE_KILL);
+	c->cfg.kill_after = 5;
+	M.clock = 1;
+	call_is(101, NATIVE, SYS_setsid, 0, 0, FILTER_RULE_SETSID);
+	mock_wait(&M, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 1.0);
+	/* 101 was held at its stop, then killed with the rest. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SETREGS, 101, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, 101, -1), 0);
+	for (pid_t p = 100; p <= 104; p++) {
+		assert_int_equal(mock_count(&M, mark, -SIGTERM, p, -1), 0);
+		assert_int_equal(mock_count(&M, mark, -SIGCONT, p, -1), 0);
+		assert_int_equal(mock_count(&M, mark, PTRACE_CONT, p, -1), 0);
+	}
+	for (int i = 0; i < NPROCS; i++)
+		assert_int_equal(
+			mock_count(&M, mark, -SIGKILL, TREE_PROCS[i], -1), 1);
+	long esc = jpos(c, "\"event\":\"escape\"");
+	long ending = jpos(c, "\"event\":\"ending\"");
+	long end = jpos(c, "\"event\":\"end\"");
+	assert_true(esc >= 0 && ending > esc && end > ending);
+	assert_true(jline_has(c, "\"event\":\"escape\"", "\"pid\":101"));
+	assert_true(jline_has(c, "\"event\":\"escape\"",
+			      "\"call\":\"setsid()\",\"verdict\":\"kill\""));
+	assert_true(
+		jline_has(c, "\"event\":\"ending\"", "\"reason\":\"escape\""));
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"exit_code\":123"));
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":0.0"));
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_ESCAPE);
+	mock_free(c);
+}
 #endif
 
 int main(void)
 {
-	(void)mock_wait; /* mock_kernel.h helpers this file does not need */
-	(void)mock_journal;
 	const struct CMUnitTest tests[] = {
 #ifdef NATIVE
 		cmocka_unit_test(test_forged_data_judged),
@@ -140,6 +241,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_arch_refused),
 		cmocka_unit_test(test_no_info_refused),
 		cmocka_unit_test(test_task_gone),
+		cmocka_unit_test(test_log_mode_runs_it),
+		cmocka_unit_test(test_signal_to_corral_refused_under_log),
+		cmocka_unit_test(test_kill_mode_ends_without_grace),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

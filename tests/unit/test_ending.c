@@ -1,0 +1,215 @@
+/*
+ * test_ending.c - the timeout and the grace, scripted through the loop
+ * (corral_step) on the mock kernel and its clock: which signals reach
+ * which tasks in which order, what the journal says, when the run ends.
+ * Time passes only when the test or the loop's sleep says so; nothing here
+ * depends on how fast the machine is.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "mock_tree.h"
+
+/*
+ * --timeout 5 --kill-after 2, and a tree that ignores SIGTERM: the loop
+ * sleeps until 5, says why it ends, sends SIGTERM then SIGCONT to every
+ * member process (not to threads: the process's signal is theirs), sleeps
+ * out the grace, then stops every task, kills every process, and ends when
+ * the kernel says no tracee is left.
+ */
+static void test_timeout_grace_runs_out(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 2;
+	c->cfg.timeout = 5;
+	c->deadline = 5;
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 1);
+	/* Woken by the deadline, not before and not after. */
+	assert_true(M.clock == 5.0);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_true(
+		jline_has(c, "\"event\":\"ending\"", "\"reason\":\"timeout\""));
+	assert_term_round(mark, SIGTERM);
+	/* Nothing is stopped or killed during the grace. */
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, ROOT, -1), 0);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 0);
+	int grace_end = M.ncalls;
+
+	/* The members ignore it: the next sleep lasts the whole grace. */
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 7.0);
+	assert_stop_then_kill(grace_end);
+	/* No second SIGTERM round. */
+	assert_int_equal(mock_count(&M, grace_end, -SIGTERM, ROOT, -1), 0);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->tab.live, 0);
+	assert_true(c->finished);
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
+	assert_int_equal(c->res.killed, NPROCS);
+	long ending = jpos(c, "\"event\":\"ending\"");
+	long end = jpos(c, "\"event\":\"end\"");
+	assert_true(ending >= 0 && end > ending);
+	assert_int_equal(jcount(c, "\"event\":\"ending\""), 1);
+	char *l = jline(c, "\"event\":\"end\"");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "\"exit_code\":124"));
+	assert_non_null(strstr(l, "\"reason\":\"timeout\""));
+	assert_non_null(strstr(l, "\"killed\":3"));
+	assert_non_null(strstr(l, "\"survivors\":0"));
+	assert_non_null(strstr(l, "\"grace\":2.0"));
+	free(l);
+	/* Every task's death is journaled, after the ending line. */
+	assert_true(jpos(c, "\"event\":\"exit\",\"t\":7.000000,\"pid\":104") >
+		    ending);
+	assert_int_equal(jcount(c, "\"event\":\"exit\""), NPROCS + NTHREADS);
+	mock_free(c);
+}
+
+/*
+ * The tree ends within the grace (on -s SIGQUIT, the signal chosen to end
+ * it): no stop-all, no SIGKILL, and the end line says how long the grace
+ * lasted.
+ */
+static void test_tree_ends_within_grace(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 10;
+	c->cfg.end_signal = SIGQUIT;
+	c->deadline = 5;
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_term_round(mark, SIGQUIT);
+	assert_int_equal(mock_count(&M, mark, -SIGTERM, ROOT, -1), 0);
+	/* A second later the members die of it. */
+	M.clock = 6;
+	tree_dies_of(SIGQUIT);
+	/* One batch takes the deaths, the next round the kernel's ECHILD;
+	 * neither sleeps out the grace. */
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_int_equal(c->tab.live, 0);
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 6.0);
+	for (pid_t p = 100; p <= 104; p++) {
+		assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, p, -1),
+				 0);
+		assert_int_equal(mock_count(&M, mark, -SIGKILL, p, -1), 0);
+	}
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
+	assert_int_equal(c->res.killed, 0);
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":1.0"));
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"killed\":0"));
+	assert_true(jline_has(c,
+			      "\"event\":\"exit\",\"t\":6.000000,\"pid\":100",
+			      "\"signal\":\"SIGQUIT\""));
+	mock_free(c);
+}
+
+/*
+ * A second request to end, during the grace, cancels what is left of it:
+ * the tree is stopped and killed at once. The reason stays the first one,
+ * and there is one ending line.
+ */
+static void test_second_request_cancels_grace(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 10;
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_term_round(0, SIGTERM);
+	int mark = M.ncalls;
+	/* One second into the grace: ^C (SIGINT from outside the tree). */
+	M.clock = 1;
+	mock_signal(&M, SIGINT, 4242);
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 1.0);
+	assert_stop_then_kill(mark);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(jcount(c, "\"event\":\"ending\""), 1);
+	assert_true(
+		jline_has(c, "\"event\":\"end\"", "\"reason\":\"request\""));
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":1.0"));
+	/* The command died of SIGKILL: 128 + 9. */
+	assert_int_equal(c->res.exit_code, 128 + SIGKILL);
+	mock_free(c);
+}
+
+/*
+ * The timeout also bounds a grace begun for another reason: the command
+ * exited and left members behind (a grace of 10 s), the timeout at 3 s
+ * cuts it.
+ */
+static void test_timeout_cuts_a_grace(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 10;
+	c->deadline = 3;
+	M.clock = 1;
+	mock_exit(&M, 102, ST_EXIT(0));
+	mock_exit(&M, ROOT, ST_EXIT(0));
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
+	/* What it left is journaled, then told to end. */
+	assert_true(jpos(c, "\"event\":\"left\",\"t\":1.000000,\"pid\":101") >=
+		    0);
+	assert_true(jpos(c, "\"event\":\"left\",\"t\":1.000000,\"pid\":103") >=
+		    0);
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, 101, -1), 1);
+	assert_int_equal(mock_count(&M, 0, -SIGTERM, 103, -1), 1);
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 3.0);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, 101, -1), 1);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, 103, -1), 1);
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, 104, -1), 0);
+	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
+	assert_int_equal(c->res.exit_code, 0); /* the command's own status */
+	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":2.0"));
+	mock_free(c);
+}
+
+/*
+ * The cancelled ending (issue 15), through the loop: the caller ends the
+ * tree with a grace, then stops and resumes it (as a snapshot with stacks
+ * does). The grace goes on from where it was and its end kills the tree.
+ */
+static void test_stop_resume_in_grace_still_ends(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 2;
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	M.clock = 0.5;
+	assert_int_equal(corral_stop_all(c), NPROCS + NTHREADS);
+	assert_int_equal(corral_resume_all(c), 0);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_false(c->holding);
+	int mark = M.ncalls;
+	/* The loop sleeps out what is left of the grace (1.5 s), then ends
+	 * the tree. */
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 2.0);
+	assert_int_equal(c->phase, PH_DONE);
+	for (int i = 0; i < NPROCS; i++)
+		assert_int_equal(
+			mock_count(&M, mark, -SIGKILL, TREE_PROCS[i], -1), 1);
+	assert_true(
+		jline_has(c, "\"event\":\"end\"", "\"reason\":\"request\""));
+	mock_free(c);
+}
+
+int main(void)
+{
+	(void)mock_free;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timeout_grace_runs_out),
+		cmocka_unit_test(test_tree_ends_within_grace),
+		cmocka_unit_test(test_second_request_cancels_grace),
+		cmocka_unit_test(test_timeout_cuts_a_grace),
+		cmocka_unit_test(test_stop_resume_in_grace_still_ends),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
