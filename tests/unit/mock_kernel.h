@@ -367,26 +367,27 @@ static int mock_count(struct mock *m, int from, int req, pid_t pid, long data)
 	return n;
 }
 
-/* A supervisor wired to the mock, root already seized as tid root. */
+/*
+ * A supervisor on the mock kernel (the library's own constructor,
+ * supervisor_alloc), root already seized as tid root, the journal on a
+ * memfd through the real sink.
+ */
 static struct corral *mock_corral(struct mock *m, pid_t root)
 {
-	struct corral *c = calloc(1, sizeof(*c));
-	corral_config_init(&c->cfg);
+	struct corral_config cfg;
+	corral_config_init(&cfg);
 	static const char *const argv[] = {"prog", NULL};
-	c->cfg.argv = argv;
-	c->cfg.self_argv = argv;
-	c->cfg.watch_parent = false;
-	c->sys = &m->sys;
-	c->self = 1;
-	c->errpipe = c->sigfd = c->ttyfd = c->policy_fd = c->ptm = -1;
-	/* The journal on a memfd, through the real sink (given as is). */
-	c->cfg.journal_fd = memfd_create("journal", 0);
+	cfg.argv = argv;
+	cfg.self_argv = argv;
+	cfg.watch_parent = false;
+	cfg.journal_fd = memfd_create("journal", 0);
+	struct corral *c = supervisor_alloc(&cfg, &m->sys);
+	if (!c)
+		abort();
 	char err[256];
 	if (journal_open(c, err, sizeof(err)) < 0)
 		fprintf(stderr, "mock journal: %s\n", err);
 	c->want_argv = true;
-	table_init(&c->tab);
-	c->t0 = m_now(m);
 	c->root = root;
 	engine_add_root(c, root);
 	return c;
