@@ -9,6 +9,7 @@
  * The signal mask is the subtle part: see setup_signals().
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "abi.h"
 #include "filter.h"
 #include "pollfd.h"
+#include "pathfind.h"
 #include "sandbox.h"
 #include "internal.h"
 #include "unwind.h"
@@ -30,43 +32,14 @@
  */
 static int resolve_exe(const char *name, char **out)
 {
-	struct stat st;
-	if (!*name)
-		return -ENOENT;
-	if (strchr(name, '/')) {
-		if (stat(name, &st) < 0)
-			return -errno;
-		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0)
-			return -EACCES;
-		*out = strdup(name);
-		return *out ? 0 : -ENOMEM;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	int err = -ENOENT;
-	size_t nl = strlen(name);
-	for (const char *p = path;; p++) {
-		const char *e = strchrnul(p, ':');
-		size_t dl = (size_t)(e - p);
-		char *cand = malloc(dl + nl + 3);
-		if (!cand)
-			return -ENOMEM;
-		/* An empty PATH element means the current directory. */
-		sprintf(cand, "%.*s%s%s", (int)dl, dl ? p : ".", "/", name);
-		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			if (access(cand, X_OK) == 0) {
-				*out = cand;
-				return 0;
-			}
-			err = -EACCES;
-		}
-		free(cand);
-		p = e;
-		if (!*e)
-			break;
-	}
-	return err;
+	static const struct path_rules execvp_rules = {.empty_is_cwd = true,
+						       .eacces = true};
+	char path[PATH_MAX];
+	int r = path_find(name, &execvp_rules, path, sizeof(path));
+	if (r < 0)
+		return r;
+	*out = strdup(path);
+	return *out ? 0 : -ENOMEM;
 }
 
 /*
