@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "live_io.h"
+#include "writeall.h"
 
 /* --------------------------------------------------------- SIGUSR1 print */
 
@@ -38,14 +39,7 @@ void live_write_nonblocking(int fd, const char *p, size_t len)
 		return;
 	int wfd = fd;
 	if (S_ISSOCK(st.st_mode)) {
-		while (len) {
-			ssize_t n =
-				send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n <= 0)
-				return;
-			p += n;
-			len -= (size_t)n;
-		}
+		send_all(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		return;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -55,15 +49,7 @@ void live_write_nonblocking(int fd, const char *p, size_t len)
 		if (wfd < 0)
 			return;
 	}
-	while (len) {
-		ssize_t n = write(wfd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		p += n;
-		len -= (size_t)n;
-	}
+	write_all(wfd, p, len);
 	if (wfd != fd)
 		close(wfd);
 }
