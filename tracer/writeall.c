@@ -1,6 +1,6 @@
 /*
  * writeall.c - the one loop that writes a whole buffer (writeall.h). A leaf:
- * the live view's prints (live.c) and the probe's uid/gid maps
+ * the live view's prints (live_io.c) and the probe's uid/gid maps
  * (sandbox/probe.c) use it.
  */
 #include <errno.h>
