@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "names.h"
 #include "report.h"
 
@@ -24,14 +25,8 @@ static void on_line(const struct corral_journal_line *l, void *arg)
 	}
 	if (l->verdict == CORRAL_LINE_OK)
 		return;
-	if (m->nbad == m->bad_cap) {
-		size_t cap = m->bad_cap ? m->bad_cap * 2 : 16;
-		struct rbad *b = realloc(m->bad, cap * sizeof(*b));
-		if (!b)
-			return;
-		m->bad = b;
-		m->bad_cap = cap;
-	}
+	if (GROW(m->bad, m->bad_cap, m->nbad + 1))
+		return;
 	m->bad[m->nbad++] =
 		(struct rbad){.line = l->lineno, .verdict = (int)l->verdict};
 }

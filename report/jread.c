@@ -20,6 +20,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "grow.h"
 #include "report.h"
 
 #define READ_CHUNK (1u << 20)
@@ -28,15 +29,9 @@
 
 static int32_t jd_add(struct jdoc *d, uint8_t type)
 {
-	if (d->nn == d->ncap) {
-		size_t cap = d->ncap ? d->ncap * 2 : 256;
-		struct jnode *n = realloc(d->n, cap * sizeof(*n));
-		if (!n) {
-			d->oom = true;
-			return -1;
-		}
-		d->n = n;
-		d->ncap = cap;
+	if (GROW(d->n, d->ncap, d->nn + 1)) {
+		d->oom = true;
+		return -1;
 	}
 	int32_t i = (int32_t)d->nn++;
 	struct jnode *n = &d->n[i];
@@ -48,18 +43,10 @@ static int32_t jd_add(struct jdoc *d, uint8_t type)
 
 static bool jd_reserve(struct jdoc *d, size_t more)
 {
-	if (d->slen + more <= d->scap)
-		return true;
-	size_t cap = d->scap ? d->scap : 4096;
-	while (cap < d->slen + more)
-		cap *= 2;
-	char *s = realloc(d->strs, cap);
-	if (!s) {
+	if (GROW(d->strs, d->scap, d->slen + more)) {
 		d->oom = true;
 		return false;
 	}
-	d->strs = s;
-	d->scap = cap;
 	return true;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "report.h"
 
 /* ------------------------------------------------------------ pidmap */
@@ -79,20 +80,6 @@ int rpt_thread_index(const struct corral_report *m, int tid)
 
 /* ---------------------------------------------------------- helpers */
 
-#define GROW(arr, n, cap)                                                      \
-	((n) < (cap) ? 0 : grow((void **)&(arr), &(cap), sizeof(*(arr))))
-
-static int grow(void **p, size_t *cap, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static char *dupn(const char *s, size_t n)
 {
 	char *d = malloc(n + 1);
@@ -106,7 +93,7 @@ static char *dupn(const char *s, size_t n)
 void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 {
 	/* a journal with a million odd lines must not make a million notes */
-	if (m->nnotes >= 100 || GROW(m->notes, m->nnotes, m->notes_cap)) {
+	if (m->nnotes >= 100 || GROW(m->notes, m->notes_cap, m->nnotes + 1)) {
 		m->notes_dropped++;
 		return;
 	}
@@ -269,7 +256,7 @@ static char *frames_text(const struct jdoc *d, const struct jnode *a)
 static int new_proc(struct corral_report *m, int pid, double t,
 		    unsigned long line)
 {
-	if (GROW(m->procs, m->nprocs, m->procs_cap))
+	if (GROW(m->procs, m->procs_cap, m->nprocs + 1))
 		return -ENOMEM;
 	int i = (int)m->nprocs++;
 	m->procs[i] = (struct rproc){
@@ -328,7 +315,7 @@ static int proc_for(struct corral_report *m, int pid, int tgid, double t,
 static int add_mark(struct corral_report *m, int kind, double t, int proc,
 		    int tid, unsigned long line)
 {
-	if (GROW(m->marks, m->nmarks, m->marks_cap))
+	if (GROW(m->marks, m->marks_cap, m->nmarks + 1))
 		return -ENOMEM;
 	int i = (int)m->nmarks++;
 	m->marks[i] = (struct rmark){.t = t,
@@ -439,7 +426,7 @@ static int ev_create(struct corral_report *m, const struct jdoc *d,
 		int p = proc_for(m, tgid ? tgid : ppid, 0, t, line);
 		if (p < 0)
 			return p;
-		if (GROW(m->threads, m->nthreads, m->threads_cap))
+		if (GROW(m->threads, m->threads_cap, m->nthreads + 1))
 			return -ENOMEM;
 		int i = (int)m->nthreads++;
 		m->threads[i] = (struct rthread){
@@ -478,7 +465,7 @@ static int ev_exec(struct corral_report *m, const struct jdoc *d,
 	int p = proc_for(m, pid, tgid, t, line);
 	if (p < 0)
 		return p;
-	if (GROW(m->execs, m->nexecs, m->execs_cap))
+	if (GROW(m->execs, m->execs_cap, m->nexecs + 1))
 		return -ENOMEM;
 	int e = (int)m->nexecs++;
 	struct rexec *x = &m->execs[e];

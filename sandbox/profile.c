@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "sandbox.h"
 
 /* The sandbox's host name unless --hostname: says nothing of the host. */
@@ -86,15 +87,10 @@ static void push(struct vec *a, const char *s)
 {
 	if (a->err)
 		return;
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-		char **v = realloc(a->v, cap * sizeof(*v));
-		if (!v) {
-			a->err = ENOMEM;
-			return;
-		}
-		a->v = v;
-		a->cap = cap;
+	/* room for s and the NULL that ends the list */
+	if (GROW(a->v, a->cap, a->n + 2)) {
+		a->err = ENOMEM;
+		return;
 	}
 	char *d = strdup(s);
 	if (!d) {
@@ -244,15 +240,9 @@ static struct mnt *mnt_add(struct mnts *m, const char *opt, const char *src,
 {
 	if (m->err)
 		return NULL;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct mnt *v = realloc(m->v, cap * sizeof(*v));
-		if (!v) {
-			m->err = ENOMEM;
-			return NULL;
-		}
-		m->v = v;
-		m->cap = cap;
+	if (GROW(m->v, m->cap, m->n + 1)) {
+		m->err = ENOMEM;
+		return NULL;
 	}
 	struct mnt *x = &m->v[m->n++];
 	x->opt = opt;

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <sys/ptrace.h>
 
+#include "grow.h"
 #include "internal.h"
 
 /* A stop-all cannot wait forever on a task stuck in the kernel. */
@@ -104,14 +105,8 @@ struct tids {
 
 static void tids_push(struct tids *s, pid_t tid)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		pid_t *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return; /* the waitpid(-1) drain still finds it */
-		s->v = v;
-		s->cap = cap;
-	}
+	if (GROW(s->v, s->cap, s->n + 1))
+		return; /* the waitpid(-1) drain still finds it */
 	s->v[s->n++] = tid;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "json.h"
 
 void sb_reset(struct sbuf *b)
@@ -26,18 +27,10 @@ void sb_free(struct sbuf *b)
 
 static bool reserve(struct sbuf *b, size_t more)
 {
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 512;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
+	if (GROW(b->p, b->cap, b->len + more + 1)) {
 		b->oom = true;
 		return false;
 	}
-	b->p = p;
-	b->cap = cap;
 	return true;
 }
 

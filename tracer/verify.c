@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "grow.h"
 #include "journal.h"
 
 /* Map or read all of fd. */
@@ -32,19 +33,13 @@ static int slurp(int fd, char **buf, size_t *len, bool *mapped)
 			return 0;
 		}
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
+	size_t cap = 0, n = 0;
+	char *b = NULL;
 	for (;;) {
-		if (!b)
+		/* room for a read of 64 KiB at least */
+		if (GROW(b, cap, n + (1 << 16))) {
+			free(b);
 			return -ENOMEM;
-		if (n == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
 		}
 		ssize_t r = read(fd, b + n, cap - n);
 		if (r < 0 && errno == EINTR)

@@ -1,7 +1,8 @@
 /*
  * test_helpers.c - the small shared helpers that several parts of the
  * library use instead of their own copies: the write-all loop
- * (tracer/writeall.c) and the signal names (tracer/names.c).
+ * (tracer/writeall.c), the signal names (tracer/names.c) and the growable
+ * arrays (tracer/grow.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "corral.h"
+#include "grow.h"
 #include "names.h"
 #include "writeall.h"
 
@@ -120,6 +122,58 @@ static void test_signal_names(void **state)
 				    signal_name(sig, a));
 }
 
+/* Room for at least what is asked, doubling (amortised O(1) pushes), the
+ * content kept; nothing touched when it already fits or cannot be had. */
+static void test_grow(void **state)
+{
+	long *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(GROW(v, cap, 1), 0);
+	assert_non_null(v);
+	assert_int_equal(cap, 16); /* no 1, 2, 4... steps */
+	for (long i = 0; i < 16; i++)
+		v[i] = i;
+	long *before = v;
+	assert_int_equal(GROW(v, cap, 16), 0); /* fits: nothing done */
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, 16);
+	assert_int_equal(GROW(v, cap, 17), 0);
+	assert_int_equal(cap, 32); /* doubled */
+	assert_int_equal(GROW(v, cap, 100), 0);
+	assert_int_equal(cap, 100); /* more than double asked: that much */
+	for (long i = 0; i < 16; i++)
+		assert_int_equal(v[i], i);
+	size_t n = 100;
+	size_t reallocs = 0;
+	for (size_t i = 0; i < 100000; i++) {
+		size_t c = cap;
+		assert_int_equal(GROW(v, cap, n + 1), 0);
+		reallocs += cap != c;
+		v[n++] = (long)i;
+	}
+	assert_true(reallocs <= 12); /* log2(100100 / 100) + 1 */
+	assert_int_equal(v[n - 1], 99999);
+	/* need * size would overflow: refused, nothing changed */
+	before = v;
+	size_t was = cap;
+	assert_int_equal(grow(&v, &cap, SIZE_MAX / sizeof(*v) + 1, sizeof(*v)),
+			 -ENOMEM);
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, was);
+	free(v);
+	/* bytes: a buffer grown by what is appended */
+	char *b = NULL;
+	size_t bcap = 0, len = 0;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(GROW(b, bcap, len + 7), 0);
+		memcpy(b + len, "abcdefg", 7);
+		len += 7;
+	}
+	assert_true(bcap >= len && bcap < 2 * len + 16);
+	assert_memory_equal(b + len - 7, "abcdefg", 7);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_write_all_errors),
 		cmocka_unit_test(test_send_all),
 		cmocka_unit_test(test_signal_names),
+		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
