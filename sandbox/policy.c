@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "sandbox.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -99,17 +100,6 @@ static const struct deny deny_always[] = {
 	{"clone3", ENOSYS},
 };
 
-/*
- * clone()/unshare() flags that are denied (EPERM) when any is set. A new
- * namespace inside the sandbox could remount, re-map users or hide
- * members; CLONE_UNTRACED makes a child that ptrace does not auto-attach,
- * a member corral would not know about.
- */
-static const uint64_t ns_flags[] = {
-	CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID,	CLONE_NEWNET,
-};
-
 static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 	       unsigned n, const struct scmp_arg_cmp *cmp)
 {
@@ -174,18 +164,25 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 		err = add(ctx, SCMP_ACT_ERRNO(deny_always[i].err),
 			  deny_always[i].name, 0, NULL);
 
-	for (size_t i = 0; !err && i < sizeof(ns_flags) / sizeof(ns_flags[0]);
-	     i++) {
-		/* clone's flags are arg 0 on x86 and arm (not on s390). */
-		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 0,
-				 ns_flags[i], ns_flags[i]);
+	/*
+	 * clone()/unshare() with any namespace flag (tracer/filter.h's
+	 * table) is denied (EPERM): a new namespace inside the sandbox could
+	 * remount, re-map users or hide members. CLONE_UNTRACED makes a child
+	 * that ptrace does not auto-attach, a member corral would not know
+	 * about.
+	 */
+	for (const struct flag_name *ns = filter_ns_flags; !err && ns->name;
+	     ns++) {
+		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone",
+				 CLONE_FLAGS_ARG, ns->flag, ns->flag);
 		if (!err)
 			err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare",
-					 0, ns_flags[i], ns_flags[i]);
+					 0, ns->flag, ns->flag);
 	}
 	if (!err)
-		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 0,
-				 CLONE_UNTRACED, CLONE_UNTRACED);
+		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone",
+				 CLONE_FLAGS_ARG, CLONE_UNTRACED,
+				 CLONE_UNTRACED);
 	if (!err) /* only meaningful for unshare (clone's low byte is CSIGNAL)
 		   */
 		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 0,

@@ -102,16 +102,10 @@ static const long rule_nr[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = SYS_pidfd_send_signal,
 };
 
-struct flag_name {
-	unsigned long flag;
-	const char *name;
-};
-
 #define F(x) {x, #x}
-/* Namespaces first: they are what the reader looks for. */
+/* After the namespaces (filter_ns_flags, named first: they are what the
+ * reader looks for). */
 static const struct flag_name clone_flags[] = {
-	F(CLONE_NEWUSER), F(CLONE_NEWPID), F(CLONE_NEWNS), F(CLONE_NEWNET),
-	F(CLONE_NEWIPC), F(CLONE_NEWUTS), F(CLONE_NEWCGROUP),
 	F(CLONE_UNTRACED), F(CLONE_VM), F(CLONE_FS), F(CLONE_FILES),
 	F(CLONE_SIGHAND), F(CLONE_PIDFD), F(CLONE_PTRACE), F(CLONE_VFORK),
 	F(CLONE_PARENT), F(CLONE_THREAD), F(CLONE_SYSVSEM), F(CLONE_SETTLS),
@@ -120,10 +114,8 @@ static const struct flag_name clone_flags[] = {
 };
 /* unshare also knows CLONE_NEWTIME (bit 7, the exit signal in clone). */
 static const struct flag_name unshare_flags[] = {
-	F(CLONE_NEWUSER), F(CLONE_NEWPID), F(CLONE_NEWNS), F(CLONE_NEWNET),
-	F(CLONE_NEWIPC), F(CLONE_NEWUTS), F(CLONE_NEWCGROUP), F(CLONE_NEWTIME),
-	F(CLONE_FS), F(CLONE_FILES), F(CLONE_SYSVSEM), F(CLONE_VM),
-	F(CLONE_SIGHAND), F(CLONE_THREAD), {0, NULL},
+	F(CLONE_NEWTIME), F(CLONE_FS), F(CLONE_FILES), F(CLONE_SYSVSEM),
+	F(CLONE_VM), F(CLONE_SIGHAND), F(CLONE_THREAD), {0, NULL},
 };
 static const struct flag_name mount_flags[] = {
 	F(MS_RDONLY), F(MS_NOSUID), F(MS_NODEV), F(MS_NOEXEC),
@@ -188,15 +180,20 @@ static void put_ptr(struct text *t, const struct audit_ctx *c, int i,
 	put(t, "\"");
 }
 
+/* v as NAME|NAME|0xrest, the names of first (may be NULL), then of then. */
 static void put_flags(struct text *t, unsigned long v,
-		      const struct flag_name *names)
+		      const struct flag_name *first,
+		      const struct flag_name *then)
 {
 	bool any = false;
-	for (; names->name; names++) {
-		if (names->flag && (v & names->flag) == names->flag) {
-			put(t, "%s%s", any ? "|" : "", names->name);
-			v &= ~names->flag;
-			any = true;
+	const struct flag_name *tables[] = {first, then};
+	for (size_t i = 0; i < 2; i++) {
+		for (const struct flag_name *n = tables[i]; n && n->name; n++) {
+			if (n->flag && (v & n->flag) == n->flag) {
+				put(t, "%s%s", any ? "|" : "", n->name);
+				v &= ~n->flag;
+				any = true;
+			}
 		}
 	}
 	if (v || !any)
@@ -438,13 +435,15 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		break;
 	case FILTER_RULE_UNSHARE:
 		put(&t, "unshare(");
-		put_flags(&t, (unsigned int)a[0], unshare_flags);
+		put_flags(&t, (unsigned int)a[0], filter_ns_flags,
+			  unshare_flags);
 		put(&t, ")");
 		verdict(out, true, "new namespace");
 		break;
 	case FILTER_RULE_SETNS:
 		put(&t, "setns(%d, ", (int)a[0]);
-		put_flags(&t, (unsigned int)a[1], unshare_flags);
+		put_flags(&t, (unsigned int)a[1], filter_ns_flags,
+			  unshare_flags);
 		put(&t, ")");
 		verdict(out, true, "enters another namespace");
 		break;
@@ -455,7 +454,7 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		unsigned long flags = a[0];
 #endif
 		put(&t, "clone(");
-		put_flags(&t, flags & ~0xffUL, clone_flags);
+		put_flags(&t, flags & ~0xffUL, filter_ns_flags, clone_flags);
 		if (flags & 0xff) {
 			put(&t, "|");
 			put_sig(&t, (int)(flags & 0xff));
@@ -478,7 +477,7 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		put(&t, ", ");
 		put_ptr(&t, c, 2, (ull)a[2]);
 		put(&t, ", ");
-		put_flags(&t, a[3], mount_flags);
+		put_flags(&t, a[3], NULL, mount_flags);
 		put(&t, ", %#llx)", (ull)a[4]);
 		verdict(out, true, "changes mounts");
 		break;
@@ -486,7 +485,7 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		put(&t, "umount2(");
 		put_ptr(&t, c, 0, (ull)a[0]);
 		put(&t, ", ");
-		put_flags(&t, (unsigned int)a[1], umount_flags);
+		put_flags(&t, (unsigned int)a[1], NULL, umount_flags);
 		put(&t, ")");
 		verdict(out, true, "changes mounts");
 		break;

@@ -47,13 +47,6 @@
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_WHO_PGRP 2
 
-/* clone's flags are its first argument except on s390 (newsp first). */
-#if defined(__s390__) || defined(__s390x__)
-#define CLONE_FLAGS_ARG 1
-#else
-#define CLONE_FLAGS_ARG 0
-#endif
-
 /* arg == v as the kernel reads an int: low 32 bits only. */
 #define ARG_INT(i, v)                                                        \
 	SCMP_CMP64((i), SCMP_CMP_MASKED_EQ, 0xffffffffULL,                   \
@@ -66,12 +59,12 @@
  * the decoder then sees 0). Used to skip signal-0 probes. */
 #define ARG_NONZERO(i) SCMP_CMP64((i), SCMP_CMP_NE, 0)
 
-/* Namespace flags clone() and unshare() take (CLONE_NEWTIME is unshare and
- * clone3 only: in clone() bit 7 belongs to the exit signal). */
-static const unsigned long clone_ns_flags[] = {
-	CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET,
+#define F(x) {x, #x}
+const struct flag_name filter_ns_flags[] = {
+	F(CLONE_NEWUSER), F(CLONE_NEWPID), F(CLONE_NEWNS),     F(CLONE_NEWNET),
+	F(CLONE_NEWIPC),  F(CLONE_NEWUTS), F(CLONE_NEWCGROUP), {0, NULL},
 };
+#undef F
 
 static const unsigned long prctl_audited[] = {
 	PR_SET_CHILD_SUBREAPER,
@@ -213,6 +206,7 @@ static int add_guard_rules(scmp_filter_ctx ctx, const struct filter_params *p,
 static int add_trace_rules(scmp_filter_ctx ctx)
 {
 	int r = 0;
+	const struct flag_name *ns;
 	size_t i;
 
 	r = r ?: RULE0(ctx, TRACE(SETSID), "setsid");
@@ -221,19 +215,17 @@ static int add_trace_rules(scmp_filter_ctx ctx)
 	r = r ?: RULE0(ctx, TRACE(SETNS), "setns");
 	/* One rule per bit: a filter cannot test "any of these bits". Only
 	 * namespace unshares: unshare(CLONE_FILES) is not worth a stop. */
-	for (i = 0; i < sizeof(clone_ns_flags) / sizeof(*clone_ns_flags); i++)
+	for (ns = filter_ns_flags; ns->name; ns++)
 		r = r ?: RULE(ctx, TRACE(UNSHARE), "unshare",
-			      ARG_BITS(0, clone_ns_flags[i],
-				       clone_ns_flags[i]));
+			      ARG_BITS(0, ns->flag, ns->flag));
 	r = r ?: RULE(ctx, TRACE(UNSHARE), "unshare",
 		      ARG_BITS(0, CLONE_NEWTIME, CLONE_NEWTIME));
 	/* Disjoint from the CLONE_UNTRACED rule: UNTRACED must be clear, so a
 	 * clone with both is refused (EPERM), never traced and let through. */
-	for (i = 0; i < sizeof(clone_ns_flags) / sizeof(*clone_ns_flags); i++)
+	for (ns = filter_ns_flags; ns->name; ns++)
 		r = r ?: RULE(ctx, TRACE(CLONE_NS), "clone",
 			      ARG_BITS(CLONE_FLAGS_ARG,
-				       clone_ns_flags[i] | CLONE_UNTRACED,
-				       clone_ns_flags[i]));
+				       ns->flag | CLONE_UNTRACED, ns->flag));
 	for (i = 0; i < sizeof(prctl_audited) / sizeof(*prctl_audited); i++)
 		r = r ?: RULE(ctx, TRACE(PRCTL), "prctl",
 			      ARG_INT(0, prctl_audited[i]));

@@ -76,6 +76,29 @@ enum filter_rule {
 	FILTER_RULE__COUNT
 };
 
+/* clone's flags are its first argument except on s390 (newsp first). */
+#if defined(__s390__) || defined(__s390x__)
+#define CLONE_FLAGS_ARG 1
+#else
+#define CLONE_FLAGS_ARG 0
+#endif
+
+/* A flag and the name the escape audit writes for it. */
+struct flag_name {
+	unsigned long flag;
+	const char *name;
+};
+
+/*
+ * The namespace flags clone() and unshare() take, named, in the order the
+ * audit names them, ending with {0, NULL}: what the containment filter
+ * traces (filter.c), what the sandbox's policy refuses (sandbox/policy.c)
+ * and how the audit starts a clone's or an unshare's flags (audit.c).
+ * CLONE_NEWTIME is not in it: unshare and clone3 only, in clone() bit 7
+ * belongs to the exit signal; each of them adds it for unshare.
+ */
+extern const struct flag_name filter_ns_flags[];
+
 /*
  * Build the filter for p into prog (prog->filter is malloc'd). Native
  * architecture plus its 32-bit compat ABIs (x86_64: i386 and x32; aarch64:
