@@ -7,9 +7,13 @@ Contenders: the event-only floor, corral without a journal, corral -j, and
 (with --before) another corral binary with -j (an older commit's build).
 Each round runs every contender once on `forkexec 1000`, the order rotated
 each round; prints, per contender, the median wall time, the median of the
-per-round ratios to the floor, and the tracer's own CPU time (perf stat
---no-inherit -e task-clock: corral itself, not the tree), as a Markdown
-table (docs/bench.md, "The journal"). Needs perf (Debian linux-perf).
+per-round ratios to the floor and to corral without a journal (the
+journal's own cost), and the tracer's own CPU time (perf stat --no-inherit
+-e task-clock: corral itself, not the tree), as a Markdown table
+(docs/bench.md, "The journal"). Needs perf (Debian linux-perf).
+
+On a shared machine the spread is wide: a few percent between contenders
+needs many rounds (40 or more) before the medians settle.
 """
 import argparse
 import os
@@ -53,6 +57,7 @@ def main():
     cpu = {n: [] for n, _ in cons}
     wall = {n: [] for n, _ in cons}
     ratio = {n: [] for n, _ in cons}
+    vsc = {n: [] for n, _ in cons}
     k = len(cons)
     for r in range(a.rounds):
         got = {n: one(c) for n, c in cons[r % k:] + cons[:r % k]}
@@ -60,13 +65,15 @@ def main():
             cpu[n].append(got[n][0])
             wall[n].append(got[n][1])
             ratio[n].append(got[n][1] / got['floor'][1])
+            vsc[n].append(got[n][1] / got['corral'][1])
     print('| contender | wall s (median) | spread s | vs floor (per-round median) '
-          '| tracer CPU ms | spread ms |')
-    print('| --- | ---: | ---: | ---: | ---: | ---: |')
+          '| vs corral | tracer CPU ms | spread ms |')
+    print('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     for n, _ in cons:
-        print('| %s | %.3f | %.3f..%.3f | %+.1f%% | %.1f | %.1f..%.1f |' % (
+        print('| %s | %.3f | %.3f..%.3f | %+.1f%% | %+.1f%% | %.1f | %.1f..%.1f |' % (
             n, statistics.median(wall[n]), min(wall[n]), max(wall[n]),
-            100 * (statistics.median(ratio[n]) - 1), statistics.median(cpu[n]),
+            100 * (statistics.median(ratio[n]) - 1),
+            100 * (statistics.median(vsc[n]) - 1), statistics.median(cpu[n]),
             min(cpu[n]), max(cpu[n])))
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
