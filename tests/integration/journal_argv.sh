@@ -172,7 +172,9 @@ RUN_LABEL="which reader"
 # (As root only: an unprivileged strace cannot read a non-dumpable corral's
 # memory to show the paths.)
 if command -v strace >/dev/null && [ -x "$T/m32" ] && [ "$(id -u)" = 0 ]; then
-	run -- strace -qq -o "$T/st" -e trace=openat,process_vm_readv \
+	# (LeakSanitizer cannot run under ptrace: make asan.)
+	run -- env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -qq -o "$T/st" -e trace=openat,process_vm_readv \
 		"$CORRAL" run -q -j "$T/j" -- "$SELF" --exec "$T/m32" m32 x
 	expect_rc 0 "under strace"
 	n=$(grep -c 'process_vm_readv(' "$T/st")
