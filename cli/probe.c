@@ -8,34 +8,10 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "corral.h"
-
-/* Strings here are paths and messages: escape what JSON requires. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static const char *jbool(bool b)
-{
-	return b ? "true" : "false";
-}
 
 /* Human-readable report, or one JSON object (keys = field names). */
 static int print_probe(FILE *f, const struct corral_probe *p, bool json)
@@ -43,37 +19,12 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 	if (!f || !p)
 		return -EINVAL;
 	if (json) {
-		fprintf(f,
-			"{\"sandbox_ok\":%s,\"reason\":", jbool(p->sandbox_ok));
-		json_str(f, p->reason);
-		fprintf(f, ",\"bwrap_found\":%s,\"bwrap_path\":",
-			jbool(p->bwrap_found));
-		json_str(f, p->bwrap_found ? p->bwrap_path : "");
-		fputs(",\"bwrap_version\":", f);
-		json_str(f, p->bwrap_version);
-		fprintf(f,
-			",\"bwrap_setuid\":%s,\"bwrap_works\":%s,\"bwrap_"
-			"error\":",
-			jbool(p->bwrap_setuid), jbool(p->bwrap_works));
-		json_str(f, p->bwrap_error);
-		fputs(",\"trial_user\":", f);
-		json_str(f, p->trial_user);
-		fprintf(f,
-			",\"userns\":%s,\"userns_error\":", jbool(p->userns));
-		json_str(f, p->userns_error);
-		fprintf(f,
-			",\"seccomp\":%s,\"ptrace\":%s,\"yama_ptrace_scope\":%"
-			"d,"
-			"\"cgroup2\":%s,\"cgroup2_mount\":",
-			jbool(p->seccomp), jbool(p->ptrace),
-			p->yama_ptrace_scope, jbool(p->cgroup2));
-		json_str(f, p->cgroup2_mount);
-		fprintf(f, ",\"is_root\":%s", jbool(p->is_root));
-		fprintf(f, ",\"landlock_abi\":%d,\"boundary\":", p->landlock_abi);
-		json_str(f, p->boundary ? p->boundary : "");
-		fputs(",\"boundary_sandbox\":", f);
-		json_str(f, p->boundary_sandbox ? p->boundary_sandbox : "");
-		fputs("}\n", f);
+		/* strings escaped as the journal escapes them */
+		char *j = corral_probe_json(p);
+		if (!j)
+			return -ENOMEM;
+		fprintf(f, "%s\n", j);
+		free(j);
 	} else {
 		if (p->sandbox_ok)
 			fprintf(f, "sandbox:          usable\n");

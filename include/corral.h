@@ -735,6 +735,14 @@ struct corral_probe {
  */
 int corral_probe_host(const char *bwrap_path, struct corral_probe *p);
 
+/*
+ * p as one JSON object (no newline), keys = field names, strings in the
+ * journal's convention (docs/journal.md: bytes that are not UTF-8 as
+ * \udcXX): what `corral probe --json` prints. malloc'd, free() it; NULL
+ * when out of memory or p->size is not one the library can read.
+ */
+char *corral_probe_json(const struct corral_probe *p);
+
 static inline int corral_probe(const char *bwrap_path, struct corral_probe *p)
 {
 	p->size = sizeof(*p);

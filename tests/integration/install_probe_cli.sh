@@ -50,6 +50,25 @@ run -- "$CORRAL" probe --json --bwrap /nonexistent/bwrap
 expect_rc 1 "probe with a missing bwrap"
 expect_eq "$(jq -r .bwrap_found "$OUTF")" false "bwrap_found"
 jq -r .reason "$OUTF" | grep -q bwrap || fail "the reason does not name bwrap: $(jq -r .reason "$OUTF")"
+# A bwrap path with a byte that is not UTF-8, a quote and a control byte:
+# still one valid JSON object, and the path comes back byte for byte
+# (the journal's \udcXX convention, docs/journal.md).
+BW=$(command -v bwrap)
+if [ -n "$BW" ]; then
+	odd="$T/$(printf 'odd\377"\001dir')"
+	mkdir "$odd" && ln -s "$BW" "$odd/bwrap"
+	RUN_LABEL="probe, odd bwrap path"
+	run -- "$CORRAL" probe --json --bwrap "$odd/bwrap"
+	python3 -c '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+o = json.loads(raw.decode("ascii"))  # escaped: plain ASCII on the wire
+assert o["bwrap_found"] is True, o
+got = o["bwrap_path"].encode("utf-8", "surrogateescape")
+assert got == sys.argv[2].encode("utf-8", "surrogateescape"), (got, sys.argv[2])
+' "$OUTF" "$odd/bwrap" || fail "probe --json with an odd bwrap path: $(head -c 300 "$OUTF")"
+fi
+
 RUN_LABEL="probe, bad usage"
 run -- "$CORRAL" probe --no-such-option
 expect_rc 125 "probe --no-such-option"
