@@ -10,41 +10,6 @@
 #include "quote.h"
 #include "report.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp, min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		cp = c & 0x1F;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		cp = c & 0x0F;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		cp = c & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 void out_text(FILE *f, const char *s, size_t n)
 {
 	/* as the live tree and messages do (tracer/quote.c): nothing a
@@ -69,7 +34,7 @@ void out_json_str(FILE *f, const char *s, size_t n, int mode)
 	fputc('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = u[i];
-		size_t l = utf8_len(u + i, n - i);
+		size_t l = utf8_len(u + i, n - i, NULL);
 		if (l == 0) {
 			if (mode == OUT_JSON_ASCII)
 				fprintf(f, "\\\\x%02x", c);

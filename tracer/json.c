@@ -112,18 +112,18 @@ void sb_fixed6(struct sbuf *b, double v)
 	sb_put(b, p, (size_t)(e - p));
 }
 
-/*
- * Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s
- * does not start one. Rejects overlong forms, surrogates and values past
- * U+10FFFF, as RFC 3629 does: what passes here is valid in any parser.
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* See json.h. The lead byte's range already rules out the overlong 2-byte
+ * forms (0xc0, 0xc1) and most of what lies past U+10FFFF. */
+size_t utf8_len(const unsigned char *s, size_t n, unsigned *code)
 {
 	unsigned c = s[0];
 	size_t len;
 	uint32_t cp;
-	if (c < 0x80)
+	if (c < 0x80) {
+		if (code)
+			*code = c;
 		return 1;
+	}
 	if (c >= 0xc2 && c <= 0xdf) {
 		len = 2;
 		cp = c & 0x1f;
@@ -146,6 +146,8 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	if (code)
+		*code = cp;
 	return len;
 }
 
@@ -166,7 +168,7 @@ void sb_json_str(struct sbuf *b, const char *str, size_t n)
 			continue;
 		}
 		if (c >= 0x80) {
-			size_t l = utf8_len(s + i, n - i);
+			size_t l = utf8_len(s + i, n - i, NULL);
 			if (l) {
 				memcpy(o, s + i, l);
 				o += l;

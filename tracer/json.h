@@ -32,6 +32,16 @@ void sb_long(struct sbuf *b, long v);
 /* v with exactly 6 decimals, rounded to the nearest microsecond ("%.6f"). */
 void sb_fixed6(struct sbuf *b, double v);
 
+/*
+ * Length of the valid UTF-8 sequence at s (1..4, of at most n bytes), or 0
+ * when the byte at s does not start one (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF: what passes is valid in any parser).
+ * Its code point goes to *code unless code is NULL. The one UTF-8 decoder:
+ * the JSON writers here and in report/out.c, the terminal quoting
+ * (quote.c).
+ */
+size_t utf8_len(const unsigned char *s, size_t n, unsigned *code);
+
 /* A JSON string literal (with quotes) for n bytes of s. */
 void sb_json_str(struct sbuf *b, const char *s, size_t n);
 /* "key": prefixed with a comma unless it is the first key. */

@@ -19,44 +19,6 @@
 #include "json.h"
 #include "quote.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned v, min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if ((c & 0xe0) == 0xc0) {
-		len = 2;
-		v = c & 0x1f;
-		min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		v = c & 0x0f;
-		min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4;
-		v = c & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
 /* A code point a terminal may act on: C0, DEL, C1, line/para separators. */
 static bool is_control(unsigned cp)
 {
