@@ -10,8 +10,8 @@
  * argv pointers, NULL, the envp pointers; argv[0] is where the argument
  * strings begin (mm->arg_start, what /proc/PID/cmdline reads from) and they
  * are contiguous, NUL-terminated, up to envp[0] (mm->arg_end = env_start).
- * Two process_vm_readv: the pointers, then exactly the strings. The bytes are the ones /proc/PID/cmdline
- * would give at this instant.
+ * Two process_vm_readv: the pointers, then exactly the strings. The bytes
+ * are the ones /proc/PID/cmdline would give at this instant.
  *
  * Only where the stack's layout is known: a 64-bit tracee of corral's own
  * ABI. Anything else, or any doubt (the words read do not describe argc
@@ -44,8 +44,9 @@
  * The first read: argc and the pointers (envp[0] is in for up to 120
  * arguments). Not the strings as well: the kernel leaves a random gap of up
  * to 8 KiB (arch_align_stack) between them and the pointers, so a read
- * that would usually hold both copies 12 KiB; a second read of exactly the
- * strings is cheaper.
+ * that would usually hold both must copy 12 KiB, which costs what a second
+ * read of exactly the strings costs (docs/bench.md) and still misses a
+ * long argv.
  */
 #define FIRST_READ 1024
 /* The kernel's own bound on one exec's argument strings is the stack
