@@ -208,30 +208,23 @@ static int check_as(const struct sandbox_ident *id, const struct need *v,
 	return 0;
 }
 
-static int add_need(struct need **v, size_t *n, const char *path, int mode,
-		    const char *what)
+/* v has room for every need: check_paths() counts them first. */
+static void add_need(struct need *v, size_t *n, const char *path, int mode,
+		     const char *what)
 {
-	struct need *nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
-		return -ENOMEM;
-	nv[(*n)++] = (struct need){path, mode, what};
-	*v = nv;
-	return 0;
+	v[(*n)++] = (struct need){path, mode, what};
 }
 
-static int add_binds(struct need **v, size_t *n, const char *const *b,
-		     const char *what, char (*srcs)[PATH_MAX], size_t *k)
+static void add_binds(struct need *v, size_t *n, const char *const *b,
+		      const char *what, char (*srcs)[PATH_MAX], size_t *k)
 {
 	for (; b && *b; b++) {
 		struct sandbox_mount m;
 		if (sandbox_mount_split(*b, &m) < 0)
 			continue; /* sandbox_validate() reports it */
 		snprintf(srcs[*k], PATH_MAX, "%s", m.src);
-		int e = add_need(v, n, srcs[(*k)++], F_OK, what);
-		if (e)
-			return e;
+		add_need(v, n, srcs[(*k)++], F_OK, what);
 	}
-	return 0;
 }
 
 static size_t count(const char *const *v)
@@ -248,21 +241,22 @@ static int check_paths(const struct corral_sandbox_config *sc,
 		       const struct sandbox_ident *id, const char *ws,
 		       const char *bwrap, char *err, size_t errlen)
 {
-	struct need *v = NULL;
 	size_t n = 0, k = 0;
 	size_t nb = count(sc->ro_binds) + count(sc->binds) +
 		    (so ? count(so->dev_binds) : 0);
+	/* the workspace, each bind source, bwrap */
+	struct need *v = calloc(nb + 2, sizeof(*v));
 	char(*srcs)[PATH_MAX] = calloc(nb ? nb : 1, PATH_MAX);
-	int e = srcs ? 0 : -ENOMEM;
-	e = e ?: add_need(&v, &n, ws, W_OK | X_OK, "workspace");
-	e = e ?: add_binds(&v, &n, sc->ro_binds, "--ro-bind", srcs, &k);
-	e = e ?: add_binds(&v, &n, sc->binds, "--bind", srcs, &k);
-	if (so)
-		e = e
-			    ?: add_binds(&v, &n, so->dev_binds, "--dev-bind",
-					 srcs, &k);
-	if (bwrap)
-		e = e ?: add_need(&v, &n, bwrap, X_OK, "bubblewrap");
+	int e = v && srcs ? 0 : -ENOMEM;
+	if (!e) {
+		add_need(v, &n, ws, W_OK | X_OK, "workspace");
+		add_binds(v, &n, sc->ro_binds, "--ro-bind", srcs, &k);
+		add_binds(v, &n, sc->binds, "--bind", srcs, &k);
+		if (so)
+			add_binds(v, &n, so->dev_binds, "--dev-bind", srcs, &k);
+		if (bwrap)
+			add_need(v, &n, bwrap, X_OK, "bubblewrap");
+	}
 	size_t bad = n;
 	int bad_errno = 0;
 	e = e ?: check_as(id, v, n, &bad, &bad_errno);
