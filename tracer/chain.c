@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "journal.h"
 
 #define KEY_MAX 4096
@@ -341,15 +342,10 @@ static int split(const char *buf, size_t len, struct lines *ls)
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - buf) : len;
-		if (ls->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			struct line *v = realloc(ls->v, cap * sizeof(*v));
-			if (!v) {
-				free(ls->v);
-				ls->v = NULL;
-				return -ENOMEM;
-			}
-			ls->v = v;
+		if (GROW(ls->v, cap, ls->n + 1)) {
+			free(ls->v);
+			ls->v = NULL;
+			return -ENOMEM;
 		}
 		struct line *l = &ls->v[ls->n++];
 		l->p = buf + i;

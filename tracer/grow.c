@@ -1,7 +1,8 @@
 /*
  * grow.c - the doubling realloc (grow.h). A leaf: the sandbox's argument
- * lists, the report's model and reader, the journal writer's buffer, the
- * journal checker, the ending's tid lists use it.
+ * lists, the report's model and reader, the JSON buffer, the journal
+ * sink's queue, the digest chain's line list, the journal checker and the
+ * ending's tid lists use it.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "journal.h"
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -371,18 +372,10 @@ void jsink_put(struct jsink *s, const char *line, size_t n, bool later)
 			s->len -= keep;
 			s->head -= keep;
 		}
-		if (s->len + n > s->cap) {
-			size_t cap = s->cap ? s->cap : 4096;
-			while (cap < s->len + n)
-				cap *= 2;
-			char *q = realloc(s->q, cap);
-			if (!q) {
-				s->lost++;
-				s->loss = true;
-				return;
-			}
-			s->q = q;
-			s->cap = cap;
+		if (GROW(s->q, s->cap, s->len + n)) {
+			s->lost++;
+			s->loss = true;
+			return;
 		}
 	}
 	memcpy(s->q + s->len, line, n);
