@@ -20,7 +20,6 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -571,68 +570,13 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 	return 0;
 }
 
-/* The number after "key" at the start of a line of a /proc file, or 0. */
-static pid_t proc_field(const char *path, const char *key)
-{
-	char buf[2048];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	size_t klen = strlen(key);
-	for (char *l = buf; l; l = strchr(l, '\n')) {
-		if (*l == '\n')
-			l++;
-		if (!strncmp(l, key, klen))
-			return (pid_t)strtol(l + klen, NULL, 10);
-	}
-	return 0;
-}
-
-/*
- * Which process descriptor fd of task tid stands for: a pidfd says it in
- * its fdinfo ("Pid:", in the pid namespace of our /proc); a /proc/<pid>
- * directory by its path, which names a pid of ours only when tid shares
- * our pid namespace. 0 when unknown.
- */
-static pid_t fd_target(pid_t tid, int fd)
-{
-	char path[64], link[64];
-	struct stat mine, theirs;
-
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
-	pid_t pid = proc_field(path, "Pid:");
-	if (pid)
-		return pid;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = 0;
-	if (strncmp(link, "/proc/", 6))
-		return 0;
-	char *end;
-	long v = strtol(link + 6, &end, 10);
-	if (v <= 0 || v > INT32_MAX || *end)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", tid);
-	if (stat("/proc/self/ns/pid", &mine) || stat(path, &theirs) ||
-	    mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev)
-		return 0;
-	return (pid_t)v;
-}
-
 /*
  * Read a NUL-terminated string from a stopped member. process_vm_readv()
  * fails on a range that crosses into an unmapped page, so read up to each
  * page end at a time.
  */
-static bool read_str(pid_t tid, unsigned long long addr, char *buf,
-		     size_t len)
+static bool read_str(const struct corral_sys *sys, pid_t tid,
+		     unsigned long long addr, char *buf, size_t len)
 {
 	size_t got = 0;
 	if (!addr)
@@ -640,9 +584,8 @@ static bool read_str(pid_t tid, unsigned long long addr, char *buf,
 	while (got + 1 < len) {
 		size_t page = 4096 - ((addr + got) & 4095);
 		size_t want = len - 1 - got < page ? len - 1 - got : page;
-		struct iovec l = {buf + got, want};
-		struct iovec r = {(void *)(uintptr_t)(addr + got), want};
-		ssize_t n = process_vm_readv(tid, &l, 1, &r, 1, 0);
+		ssize_t n = sys->read_mem(sys->ctx, tid, addr + got, buf + got,
+					  want);
 		if (n <= 0)
 			return got > 0 && memchr(buf, 0, got);
 		if (memchr(buf + got, 0, (size_t)n))
@@ -748,16 +691,16 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
 		.caller = tid,
 	};
 	if (rule == FILTER_RULE_PIDFD_SEND_SIGNAL)
-		c.fd_target = fd_target(tid, (int)si.seccomp.args[0]);
-	if (rule == FILTER_RULE_SETPGID) {
-		pid_t g = getpgid(tid);
-		c.caller_pgid = g > 0 ? g : 0;
-	}
+		c.fd_target = sys->fd_target(sys->ctx, tid,
+					     (int)si.seccomp.args[0]);
+	if (rule == FILTER_RULE_SETPGID)
+		c.caller_pgid = sys->pgid(sys->ctx, tid);
 	char strs[3][256];
 	unsigned want = str_args(rule);
 	for (int i = 0; i < 3; i++)
 		if ((want & (1u << i)) &&
-		    read_str(tid, si.seccomp.args[i], strs[i], sizeof(strs[i])))
+		    read_str(sys, tid, si.seccomp.args[i], strs[i],
+			     sizeof(strs[i])))
 			c.str[i] = strs[i];
 
 	char seen[sizeof(out->text)];

@@ -47,7 +47,8 @@ struct audit_call {
 /*
  * Everything the decoder needs besides the syscall info: who the supervisor
  * is, who calls, and for pidfd_send_signal which process its descriptor
- * refers to (audit_inspect() resolves it from /proc, 0 = unknown).
+ * refers to (audit_inspect() asks the kernel seam, sys->fd_target: 0 =
+ * unknown).
  */
 struct audit_ctx {
 	pid_t guard_pid, guard_tid, guard_pgid;
@@ -76,7 +77,9 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long rule,
 
 /*
  * tid is stopped at PTRACE_EVENT_SECCOMP. Reads the call with
- * PTRACE_GET_SYSCALL_INFO through sys, asks corral's own filter (prog,
+ * PTRACE_GET_SYSCALL_INFO through sys (and, through sys too, what a rule
+ * needs of the member: a descriptor's target, its process group, the
+ * strings its arguments point to), asks corral's own filter (prog,
  * filter_eval()) what it answers for that (arch, nr, args), and:
  *  - TRACE with rule R: decodes the call as R and returns 0; a call aimed
  *    at the supervisor (the calling process) is refused here

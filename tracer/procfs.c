@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -176,4 +178,58 @@ char procfs_state(pid_t pid)
 	 * last ')'. */
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The number after "key" at the start of a line of a /proc file, or 0. */
+static pid_t proc_field(const char *path, const char *key)
+{
+	char buf[2048];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	size_t klen = strlen(key);
+	for (char *l = buf; l; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		if (!strncmp(l, key, klen))
+			return (pid_t)strtol(l + klen, NULL, 10);
+	}
+	return 0;
+}
+
+/*
+ * A pidfd says which process it stands for in its fdinfo ("Pid:", in the
+ * pid namespace of our /proc); a /proc/<pid> directory by its path, which
+ * names a pid of ours only when tid shares our pid namespace.
+ */
+pid_t procfs_fd_target(pid_t tid, int fd)
+{
+	char path[64], link[64];
+	struct stat mine, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+	pid_t pid = proc_field(path, "Pid:");
+	if (pid)
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	if (strncmp(link, "/proc/", 6))
+		return 0;
+	char *end;
+	long v = strtol(link + 6, &end, 10);
+	if (v <= 0 || v > INT32_MAX || *end)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", tid);
+	if (stat("/proc/self/ns/pid", &mine) || stat(path, &theirs) ||
+	    mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev)
+		return 0;
+	return (pid_t)v;
 }

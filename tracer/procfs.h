@@ -15,5 +15,10 @@ int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
 bool procfs_is_thread_of(pid_t tgid, pid_t tid);
 /* The state letter of /proc/pid/stat (R, S, T, Z...), 0 if unreadable. */
 char procfs_state(pid_t pid);
+/*
+ * Which process descriptor fd of task tid stands for (a pidfd, or an open
+ * /proc/<pid> directory), as a pid of ours; 0 when unknown.
+ */
+pid_t procfs_fd_target(pid_t tid, int fd);
 
 #endif

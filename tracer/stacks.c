@@ -1,7 +1,9 @@
 /*
  * stacks.c - when to take stacks and how they reach the journal.
  *
- * The unwinding itself is unwind.c (libunwind-ptrace). Here: the moments
+ * The unwinding itself is unwind.c (libunwind-ptrace), reached through the
+ * kernel seam (sys.h's unwind, so that scripted tests can give a stack to
+ * a task that does not exist). Here: the moments
  * (--stacks: after stop-all when the tree is ended for a timeout, a signal
  * or what the command left behind; at the signal-delivery stop of a crash;
  * at an escape's seccomp stop; in a snapshot), the time budget for a large
@@ -16,20 +18,14 @@
 #include "internal.h"
 #include "unwind.h"
 
-static bool ensure_unwinder(struct corral *c)
-{
-	if (!c->unw && unwinder_new(&c->unw) < 0)
-		return false;
-	return c->unw != NULL;
-}
-
 int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
 		  int max, const char **err)
 {
-	int n = -ENOMEM;
 	*err = NULL;
-	if (ensure_unwinder(c))
-		n = unwinder_stack(c->unw, t->tgid, t->tid, frames, max, err);
+	/* Through the kernel seam (sys.h): the unwinder is made there, at
+	 * the first stack of the run. */
+	int n = c->sys->unwind(c->sys->ctx, &c->unw, t->tgid, t->tid, frames,
+			       max, err);
 	if (n < 0) {
 		if (!*err)
 			*err = strerror(-n);

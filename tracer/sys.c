@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include "execstack.h"
 #include "procfs.h"
 #include "sys.h"
+#include "unwind.h"
 
 static long real_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 {
@@ -115,6 +117,40 @@ static ssize_t real_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
 	return n < 0 ? -errno : n / (ssize_t)sizeof(*si);
 }
 
+static int real_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+		       pid_t tid, struct corral_frame *frames, int max,
+		       const char **why)
+{
+	/* One unwinder per supervisor, made at its first stack: most runs
+	 * never take one. */
+	if (!*cache) {
+		int r = unwinder_new(cache);
+		if (r < 0)
+			return r;
+	}
+	return unwinder_stack(*cache, tgid, tid, frames, max, why);
+}
+
+static pid_t real_fd_target(void *ctx, pid_t tid, int fd)
+{
+	return procfs_fd_target(tid, fd);
+}
+
+static pid_t real_pgid(void *ctx, pid_t tid)
+{
+	pid_t g = getpgid(tid);
+	return g > 0 ? g : 0;
+}
+
+static ssize_t real_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
+			     size_t len)
+{
+	struct iovec l = {buf, len};
+	struct iovec r = {(void *)(uintptr_t)addr, len};
+	ssize_t n = process_vm_readv(tid, &l, 1, &r, 1, 0);
+	return n < 0 ? -errno : n;
+}
+
 const struct corral_sys corral_sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
@@ -130,4 +166,8 @@ const struct corral_sys corral_sys_real = {
 	.read_signals = real_read_signals,
 	.ctx = 0,
 	.exec_argv = real_exec_argv,
+	.unwind = real_unwind,
+	.fd_target = real_fd_target,
+	.pgid = real_pgid,
+	.read_mem = real_read_mem,
 };

@@ -14,7 +14,11 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+struct corral_frame;	/* corral.h */
+struct corral_unwinder; /* unwind.h */
 
 struct corral_sys {
 	/* ptrace(2): returns the call's result (>= 0) or -errno. */
@@ -68,6 +72,28 @@ struct corral_sys {
 	 * a tracee corral may not read): the caller asks argv() then.
 	 */
 	int (*exec_argv)(void *ctx, pid_t tid, char **block, char ***argv);
+	/*
+	 * The stack of a thread in a ptrace-stop (unwind.h, unwinder_stack):
+	 * up to max frames, innermost first; their count or -errno, and *why
+	 * a short reason when the unwind stopped early. *cache is the
+	 * supervisor's unwinder (NULL until the first stack, created here;
+	 * freed with unwinder_free). Here so that scripted tests can give a
+	 * stack to a task that does not exist.
+	 */
+	int (*unwind)(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+		      pid_t tid, struct corral_frame *frames, int max,
+		      const char **why);
+	/*
+	 * What the escape audit reads of a member stopped at a seccomp stop,
+	 * besides its registers (audit.c): which process its descriptor fd
+	 * stands for (a pidfd, or a /proc/<pid> directory; 0 unknown), its
+	 * process group (0 unknown), and up to len bytes of its memory at
+	 * addr (process_vm_readv(2): the count read, or -errno).
+	 */
+	pid_t (*fd_target)(void *ctx, pid_t tid, int fd);
+	pid_t (*pgid)(void *ctx, pid_t tid);
+	ssize_t (*read_mem)(void *ctx, pid_t tid, uint64_t addr, void *buf,
+			    size_t len);
 };
 
 extern const struct corral_sys corral_sys_real;

@@ -23,6 +23,8 @@
 #include "internal.h"
 
 #define MAXCALLS 8192
+/* calls[].req of an unwind through the seam (not a ptrace request). */
+#define MOCK_UNWIND 0x7fff0001
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -84,6 +86,33 @@ struct mock {
 	struct user_regs_struct regs;
 	int nsetregs;
 #endif
+	/*
+	 * Stacks the unwinder finds (sys->unwind), by tid: a tid without one
+	 * fails with -ESRCH, as the real unwinder does on a task that is not
+	 * a stopped tracee.
+	 */
+	struct {
+		pid_t tid;
+		int n;
+		struct corral_frame f[8];
+		const char *why; /* stopped early because */
+	} stacks[16];
+	int nstacks, nunwinds;
+	/* What the audit reads of a member (sys->fd_target, pgid, read_mem):
+	 * the process behind (tid, fd), a task's process group, and its
+	 * memory as mapped ranges (a read must lie within one, as
+	 * process_vm_readv's single range fails whole on an unmapped page). */
+	pid_t fd_targets[16][3]; /* tid, fd, pid */
+	int nfd_targets;
+	pid_t pgids[16][2]; /* tid, pgid */
+	int npgids;
+	struct {
+		pid_t tid;
+		uint64_t addr;
+		const char *bytes;
+		size_t len;
+	} mem[16];
+	int nmem, nread_mem;
 	struct corral_sys sys;
 };
 
@@ -329,6 +358,85 @@ static int m_exec_argv(void *ctx, pid_t tid, char **block, char ***argv)
 	return -ENOSYS;
 }
 
+static int m_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+		    pid_t tid, struct corral_frame *frames, int max,
+		    const char **why)
+{
+	struct mock *m = ctx;
+	m->nunwinds++;
+	if (m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){MOCK_UNWIND, tid, 0};
+	for (int i = 0; i < m->nstacks; i++) {
+		if (m->stacks[i].tid != tid)
+			continue;
+		int n = m->stacks[i].n < max ? m->stacks[i].n : max;
+		memcpy(frames, m->stacks[i].f, (size_t)n * sizeof(*frames));
+		*why = m->stacks[i].why;
+		return n;
+	}
+	return -ESRCH;
+}
+
+/* tid's stack, innermost first: n functions of /bin/prog<tid>. */
+static inline void mock_stack(struct mock *m, pid_t tid, int n,
+			      const char *const *funcs, const char *why)
+{
+	m->stacks[m->nstacks].tid = tid;
+	m->stacks[m->nstacks].n = n;
+	m->stacks[m->nstacks].why = why;
+	for (int i = 0; i < n; i++)
+		m->stacks[m->nstacks].f[i] = (struct corral_frame){
+			.ip = 0x401000 + 0x10 * (uint64_t)i,
+			.off = 0x10,
+			.func = funcs[i],
+			.module = "/bin/prog",
+		};
+	m->nstacks++;
+}
+
+static pid_t m_fd_target(void *ctx, pid_t tid, int fd)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->nfd_targets; i++)
+		if (m->fd_targets[i][0] == tid && m->fd_targets[i][1] == fd)
+			return m->fd_targets[i][2];
+	return 0;
+}
+
+static pid_t m_pgid(void *ctx, pid_t tid)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->npgids; i++)
+		if (m->pgids[i][0] == tid)
+			return m->pgids[i][1];
+	return 0;
+}
+
+static ssize_t m_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
+			  size_t len)
+{
+	struct mock *m = ctx;
+	m->nread_mem++;
+	for (int i = 0; i < m->nmem; i++) {
+		uint64_t a = m->mem[i].addr, e = a + m->mem[i].len;
+		if (m->mem[i].tid == tid && addr >= a && addr + len <= e) {
+			memcpy(buf, m->mem[i].bytes + (addr - a), len);
+			return (ssize_t)len;
+		}
+	}
+	return -EFAULT;
+}
+
+/* len bytes mapped at addr in tid's memory (bytes must outlive the test). */
+static inline void mock_map(struct mock *m, pid_t tid, uint64_t addr,
+			    const char *bytes, size_t len)
+{
+	m->mem[m->nmem].tid = tid;
+	m->mem[m->nmem].addr = addr;
+	m->mem[m->nmem].bytes = bytes;
+	m->mem[m->nmem++].len = len;
+}
+
 static void mock_init(struct mock *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -347,6 +455,10 @@ static void mock_init(struct mock *m)
 		.read_signals = m_read_signals,
 		.ctx = m,
 		.exec_argv = m_exec_argv,
+		.unwind = m_unwind,
+		.fd_target = m_fd_target,
+		.pgid = m_pgid,
+		.read_mem = m_read_mem,
 	};
 }
 

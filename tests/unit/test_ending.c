@@ -201,6 +201,64 @@ static void test_stop_resume_in_grace_still_ends(void **state)
 	mock_free(c);
 }
 
+/*
+ * --stacks at a timeout: every task is stopped, each thread's stack goes
+ * in the journal (through the kernel seam's unwinder: a scripted one
+ * here), a thread whose unwind fails gets a line that says why, and only
+ * then is the tree resumed and told to end: the stacks show what it was
+ * doing when time ran out, not its SIGTERM handler.
+ */
+static void test_stacks_at_timeout(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.stacks = CORRAL_STACKS_TIMEOUT;
+	c->cfg.kill_after = 2;
+	c->deadline = 5;
+	static const char *const waiting[] = {"read", "wait_input", "main"};
+	static const char *const worker[] = {"futex_wait", "worker"};
+	for (pid_t p = 100; p <= 103; p++)
+		mock_stack(&M, p, p == 102 ? 2 : 3, p == 102 ? worker : waiting,
+			   NULL);
+	/* 104 has no stack to give: its unwind fails. */
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_int_equal(c->phase, PH_GRACE);
+	int first_term = call_at(mark, -SIGTERM, ROOT);
+	assert_true(first_term > 0);
+	for (pid_t p = 100; p <= 104; p++) {
+		int intr = call_at(mark, PTRACE_INTERRUPT, p);
+		int unw = call_at(mark, MOCK_UNWIND, p);
+		int cont = call_at(mark, PTRACE_CONT, p);
+		/* Stopped, unwound, resumed, then the SIGTERM round. */
+		assert_true(intr >= 0 && unw > intr && cont > unw);
+		assert_true(unw < first_term);
+		assert_int_equal(mock_count(&M, mark, MOCK_UNWIND, p, -1), 1);
+	}
+	assert_int_equal(M.nunwinds, NPROCS + NTHREADS);
+	assert_int_equal(jcount(c, "\"event\":\"stack\""), 5);
+	assert_true(jpos(c, "\"event\":\"stack\"") >
+		    jpos(c, "\"event\":\"ending\""));
+	assert_true(jline_has(
+		c, "\"event\":\"stack\",\"t\":5.000000,\"pid\":101",
+		"\"why\":\"timeout\",\"frames\":[{\"ip\":\"0x401000\","
+		"\"func\":\"read\",\"off\":16,\"module\":\"/bin/prog\"},"));
+	assert_true(jline_has(c,
+			      "\"event\":\"stack\",\"t\":5.000000,\"pid\":101",
+			      "\"func\":\"main\""));
+	assert_true(jline_has(c,
+			      "\"event\":\"stack\",\"t\":5.000000,\"pid\":102",
+			      "\"func\":\"worker\""));
+	/* The failed one: no frames, and the reason. */
+	assert_true(jline_has(c,
+			      "\"event\":\"stack\",\"t\":5.000000,\"pid\":104",
+			      "\"frames\":[],\"error\":\"No such process\""));
+	assert_int_equal(c->res.stacks, 5);
+	/* The tree runs its grace: nothing held. */
+	assert_false(c->holding);
+	assert_int_equal(c->tab.nstate[TS_RUNNING], NPROCS + NTHREADS);
+	mock_free(c);
+}
+
 int main(void)
 {
 	(void)mock_free;
@@ -210,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_second_request_cancels_grace),
 		cmocka_unit_test(test_timeout_cuts_a_grace),
 		cmocka_unit_test(test_stop_resume_in_grace_still_ends),
+		cmocka_unit_test(test_stacks_at_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

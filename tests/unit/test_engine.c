@@ -578,6 +578,47 @@ static void test_unstoppable_costs_budget_once(void **state)
 	mock_free(c);
 }
 
+/*
+ * A crash: the stack is taken at the signal-delivery stop, before the
+ * signal is delivered (after it, the frames would be the kernel's), from
+ * the unwinder behind the kernel seam; then the signal goes in unchanged.
+ * Without "crash" in --stacks, no unwind.
+ */
+static void test_crash_stack(void **state)
+{
+	struct corral *c = started();
+	c->cfg.stacks = CORRAL_STACKS_CRASH;
+	static const char *const frames[] = {"strlen", "parse", "main"};
+	mock_stack(&M, ROOT, 3, frames, "max frames");
+	int mark = M.ncalls;
+	engine_handle(c, ROOT, ST_STOP(SIGSEGV, 0));
+	int unw = -1, cont = -1;
+	for (int i = mark; i < M.ncalls; i++) {
+		if (M.calls[i].req == MOCK_UNWIND && unw < 0)
+			unw = i;
+		if (M.calls[i].req == PTRACE_CONT && cont < 0)
+			cont = i;
+	}
+	assert_true(unw >= 0 && cont > unw);
+	assert_int_equal(M.calls[cont].data, SIGSEGV);
+	long sig = jpos(c, "\"event\":\"signal\"");
+	long st = jpos(c, "\"event\":\"stack\"");
+	assert_true(sig >= 0 && st > sig);
+	char *j = mock_journal(c);
+	char *l = strstr(j, "\"event\":\"stack\"");
+	assert_non_null(strstr(l, "\"why\":\"crash\""));
+	assert_non_null(strstr(l, "\"func\":\"strlen\",\"off\":16"));
+	assert_non_null(strstr(l, "\"func\":\"main\""));
+	assert_non_null(strstr(l, "\"error\":\"max frames\""));
+	free(j);
+	/* Not a crash signal, or crash stacks not asked for: no unwind. */
+	engine_handle(c, ROOT, ST_STOP(SIGUSR1, 0));
+	c->cfg.stacks = CORRAL_STACKS_TIMEOUT;
+	engine_handle(c, ROOT, ST_STOP(SIGSEGV, 0));
+	assert_int_equal(M.nunwinds, 1);
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_batch_bounded_by_count),
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
+		cmocka_unit_test(test_crash_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,6 +230,140 @@ static void test_kill_mode_ends_without_grace(void **state)
 	assert_int_equal(c->res.exit_code, CORRAL_EXIT_ESCAPE);
 	mock_free(c);
 }
+/* The escape's line carries the stack of the call (--stacks escape), from
+ * the unwinder behind the kernel seam, taken at the seccomp stop. */
+static void test_escape_carries_its_stack(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	c->cfg.stacks = CORRAL_STACKS_ESCAPE;
+	static const char *const frames[] = {"setsid", "daemonize", "main"};
+	mock_stack(&M, ROOT, 3, frames, NULL);
+	int mark = M.ncalls;
+	stop_at(c, NATIVE, SYS_setsid, 0, FILTER_RULE_SETSID);
+	int unw = -1, cont = -1;
+	for (int i = mark; i < M.ncalls; i++) {
+		if (M.calls[i].req == MOCK_UNWIND && unw < 0)
+			unw = i;
+		if (M.calls[i].req == PTRACE_CONT && cont < 0)
+			cont = i;
+	}
+	assert_true(unw >= 0 && cont > unw); /* at the stop, before it runs */
+	assert_true(jline_has(
+		c, "\"event\":\"escape\"",
+		"\"verdict\":\"log\",\"why\":\"new session\","
+		"\"frames\":[{\"ip\":\"0x401000\",\"func\":\"setsid\""));
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"", "\"func\":\"daemonize\""));
+	mock_free(c);
+}
+
+/*
+ * mount's strings are read from the member's memory through the kernel
+ * seam, a page at a time: the source ends at the last byte of a mapped
+ * page with nothing mapped after it (one read across would fail whole);
+ * an argument that points at nothing mapped is shown as its address.
+ */
+static void test_mount_strings_read(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	static char page[4096];
+	memset(page, 'x', sizeof(page));
+	strcpy(page + 4096 - 6, "tmpfs"); /* ends at the page's end */
+	mock_map(&M, ROOT, 0x10000, page, sizeof(page));
+	static char page2[4096]; /* the target, at the start of a page */
+	strcpy(page2, "/mnt/q");
+	mock_map(&M, ROOT, 0x20000, page2, sizeof(page2));
+	memset(&SI, 0, sizeof(SI));
+	SI.op = PTRACE_SYSCALL_INFO_SECCOMP;
+	SI.arch = NATIVE;
+	SI.seccomp.nr = SYS_mount;
+	SI.seccomp.args[0] = 0x10000 + 4096 - 6;
+	SI.seccomp.args[1] = 0x20000;
+	SI.seccomp.args[2] = 0x30000; /* unmapped */
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_true(M.nread_mem >= 3);
+	assert_true(jline_has(c, "\"event\":\"escape\"",
+			      "\"call\":\"mount(\\\"tmpfs\\\", \\\"/mnt/q\\\", "
+			      "0x30000, 0, 0)\""));
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"", "\"verdict\":\"log\""));
+	mock_free(c);
+}
+
+/*
+ * pidfd_send_signal is judged by the process its descriptor stands for,
+ * which the audit asks the kernel seam: corral itself is refused in every
+ * mode; a member is left alone; a target nobody can tell is an escape
+ * (refused under deny).
+ */
+static void test_pidfd_target_from_seam(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	M.fd_targets[M.nfd_targets][0] = ROOT;
+	M.fd_targets[M.nfd_targets][1] = 7;
+	M.fd_targets[M.nfd_targets++][2] = getpid();
+	int mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_pidfd_send_signal, 7, SIGTERM,
+		FILTER_RULE_PIDFD_SEND_SIGNAL);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(EPERM);
+	char want[64];
+	snprintf(want, sizeof(want), "[pid %d]", getpid());
+	assert_true(jline_has(c, "\"event\":\"escape\"", want));
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"", "\"verdict\":\"deny\""));
+	mock_free(c);
+
+	c = started(CORRAL_ESCAPE_DENY);
+	M.fd_targets[M.nfd_targets][0] = ROOT;
+	M.fd_targets[M.nfd_targets][1] = 7;
+	M.fd_targets[M.nfd_targets++][2] = ROOT; /* itself: a member */
+	mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_pidfd_send_signal, 7, SIGTERM,
+		FILTER_RULE_PIDFD_SEND_SIGNAL);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	/* fd 8: the seam cannot tell (a descriptor of another kind) */
+	mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_pidfd_send_signal, 8, SIGTERM,
+		FILTER_RULE_PIDFD_SEND_SIGNAL);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(EPERM);
+	assert_true(jline_has(c, "\"event\":\"escape\"", "unknown target"));
+	mock_free(c);
+}
+
+/*
+ * setpgid back into the group the member is already in is a no-op, which
+ * only its process group (asked of the kernel seam) can tell from joining
+ * a group outside the tree.
+ */
+static void test_setpgid_own_group_from_seam(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_DENY);
+	M.pgids[M.npgids][0] = ROOT;
+	M.pgids[M.npgids++][1] = 777;
+	int mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_setpgid, 0, 777, FILTER_RULE_SETPGID);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
+	assert_int_equal(jpos(c, "\"event\":\"escape\""), -1);
+	/* In group 555 now: joining 777 is leaving the tree. */
+	M.pgids[0][1] = 555;
+	mark = M.ncalls;
+	call_is(ROOT, NATIVE, SYS_setpgid, 0, 777, FILTER_RULE_SETPGID);
+	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	assert_int_equal(REFUSED(mark), 1);
+	FAILS_WITH(EPERM);
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"",
+			  "\"call\":\"setpgid(0, 777)\",\"verdict\":\"deny\""));
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -244,6 +378,10 @@ int main(void)
 		cmocka_unit_test(test_log_mode_runs_it),
 		cmocka_unit_test(test_signal_to_corral_refused_under_log),
 		cmocka_unit_test(test_kill_mode_ends_without_grace),
+		cmocka_unit_test(test_escape_carries_its_stack),
+		cmocka_unit_test(test_mount_strings_read),
+		cmocka_unit_test(test_pidfd_target_from_seam),
+		cmocka_unit_test(test_setpgid_own_group_from_seam),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
