@@ -98,6 +98,7 @@ struct mock {
 		const char *why; /* stopped early because */
 	} stacks[16];
 	int nstacks, nunwinds;
+	double unwind_cost; /* with fake_clock: seconds each unwind takes */
 	/* What the audit reads of a member (sys->fd_target, pgid, read_mem):
 	 * the process behind (tid, fd), a task's process group, and its
 	 * memory as mapped ranges (a read must lie within one, as
@@ -364,6 +365,7 @@ static int m_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
 {
 	struct mock *m = ctx;
 	m->nunwinds++;
+	m->clock += m->unwind_cost;
 	if (m->ncalls < MAXCALLS)
 		m->calls[m->ncalls++] = (struct mcall){MOCK_UNWIND, tid, 0};
 	for (int i = 0; i < m->nstacks; i++) {

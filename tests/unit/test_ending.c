@@ -259,6 +259,38 @@ static void test_stacks_at_timeout(void **state)
 	mock_free(c);
 }
 
+/*
+ * Stacks of a large tree are bounded by --stack-budget: once it is spent
+ * the rest are skipped and one line says how many. The grace is the
+ * members' time, not the stacks': it starts when they are told to end.
+ */
+static void test_stack_budget_spent(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.stacks = CORRAL_STACKS_TIMEOUT;
+	c->cfg.stack_budget = 1.0;
+	c->cfg.kill_after = 2;
+	c->deadline = 5;
+	static const char *const f[] = {"main"};
+	for (pid_t p = 100; p <= 104; p++)
+		mock_stack(&M, p, 1, f, NULL);
+	M.unwind_cost = 0.375; /* 5.0, 5.375, 5.75: then 6.125 > 6 */
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_int_equal(M.nunwinds, 3);
+	assert_int_equal(c->res.stacks_skipped, 2);
+	assert_int_equal(jcount(c, "\"why\":\"timeout\",\"frames\":[{"), 3);
+	assert_true(jline_has(c, "stack budget of 1s spent",
+			      "2 thread(s) skipped"));
+	/* SIGTERM at 6.125; the grace runs 2 s from there. */
+	assert_true(M.clock == 6.125);
+	M.unwind_cost = 0;
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_true(M.clock == 8.125);
+	assert_true(
+		jline_has(c, "\"event\":\"end\"", "\"reason\":\"timeout\""));
+	mock_free(c);
+}
+
 int main(void)
 {
 	(void)mock_free;
@@ -269,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_cuts_a_grace),
 		cmocka_unit_test(test_stop_resume_in_grace_still_ends),
 		cmocka_unit_test(test_stacks_at_timeout),
+		cmocka_unit_test(test_stack_budget_spent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
