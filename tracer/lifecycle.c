@@ -130,7 +130,7 @@ struct corral *supervisor_alloc(const struct corral_config *cfg,
 	c->cfg = *cfg;
 	c->sys = sys;
 	c->self = getpid();
-	c->parent = getppid();
+	c->parent = sys->parent(sys->ctx);
 	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
 	c->t0 = sys->now(sys->ctx);
 	if (table_init(&c->tab) < 0) {

@@ -34,7 +34,7 @@ static void act_on_signals(struct corral *c)
 			continue;
 		}
 		if (sig == SIGUSR2) {
-			if (getppid() != c->parent)
+			if (c->sys->parent(c->sys->ctx) != c->parent)
 				phase_begin_ending(c, CORRAL_REASON_PARENT, 0);
 			continue;
 		}

@@ -238,7 +238,7 @@ int corral_spawn(struct corral *c)
 	if (c->cfg.timeout > 0)
 		c->deadline = run_time(c) + c->cfg.timeout;
 	/* Our parent may have died before the death signal was armed. */
-	if (c->cfg.watch_parent && getppid() != c->parent)
+	if (c->cfg.watch_parent && c->sys->parent(c->sys->ctx) != c->parent)
 		c->pending_sigs |= 1u << SIGUSR2;
 	return 0;
 }

@@ -151,6 +151,11 @@ static ssize_t real_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
 	return n < 0 ? -errno : n;
 }
 
+static pid_t real_parent(void *ctx)
+{
+	return getppid();
+}
+
 const struct corral_sys corral_sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
@@ -170,4 +175,5 @@ const struct corral_sys corral_sys_real = {
 	.fd_target = real_fd_target,
 	.pgid = real_pgid,
 	.read_mem = real_read_mem,
+	.parent = real_parent,
 };

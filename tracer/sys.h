@@ -94,6 +94,12 @@ struct corral_sys {
 	pid_t (*pgid)(void *ctx, pid_t tid);
 	ssize_t (*read_mem)(void *ctx, pid_t tid, uint64_t addr, void *buf,
 			    size_t len);
+	/*
+	 * corral's own parent (getppid(2)): the parent-death signal
+	 * (SIGUSR2) is obeyed only when it changed, so that scripted tests
+	 * can make the parent die.
+	 */
+	pid_t (*parent)(void *ctx);
 };
 
 extern const struct corral_sys corral_sys_real;

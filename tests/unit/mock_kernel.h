@@ -114,6 +114,7 @@ struct mock {
 		size_t len;
 	} mem[16];
 	int nmem, nread_mem;
+	pid_t ppid; /* corral's parent (sys->parent); mock_init: 50 */
 	struct corral_sys sys;
 };
 
@@ -439,6 +440,11 @@ static inline void mock_map(struct mock *m, pid_t tid, uint64_t addr,
 	m->mem[m->nmem++].len = len;
 }
 
+static pid_t m_parent(void *ctx)
+{
+	return ((struct mock *)ctx)->ppid;
+}
+
 static void mock_init(struct mock *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -461,7 +467,9 @@ static void mock_init(struct mock *m)
 		.fd_target = m_fd_target,
 		.pgid = m_pgid,
 		.read_mem = m_read_mem,
+		.parent = m_parent,
 	};
+	m->ppid = 50; /* the shell that started corral */
 }
 
 static void mock_wait(struct mock *m, pid_t pid, int status)
