@@ -1,9 +1,14 @@
 /*
- * mock_kernel.h - a scripted kernel for the engine's unit tests.
+ * mock_kernel.h - a scripted kernel (struct corral_sys, tracer/sys.h) for
+ * the unit tests of the engine, the ending and the loop.
  *
  * The tests feed wait statuses in the awkward orders the real kernel can
- * produce and check which ptrace calls the engine made, and what it wrote
- * to the journal (a memfd). No process is created.
+ * produce and check which ptrace calls and signals corral made, and what
+ * it wrote to the journal (a memfd, through the real sink). Time is the
+ * test's (fake_clock), as are the loop's sleep and the signals it reads,
+ * the stacks the unwinder finds, and what the escape audit reads of a
+ * member. With the tree modelled (mock_task) the kernel also answers
+ * interrupts and SIGKILL on its own. No process is created.
  */
 #ifndef MOCK_KERNEL_H
 #define MOCK_KERNEL_H

@@ -364,6 +364,38 @@ static void test_setpgid_own_group_from_seam(void **state)
 			  "\"call\":\"setpgid(0, 777)\",\"verdict\":\"deny\""));
 	mock_free(c);
 }
+/*
+ * --escape=kill with escape stacks: the call's own stack in its line, then
+ * at the ending every task's stack (why "escape"), and the tree is killed
+ * as it was held for them: nothing is resumed in between.
+ */
+static void test_kill_mode_stacks_then_kill(void **state)
+{
+	struct corral *c = tree_at_zero();
+	with_filter(c, CORRAL_ESCAPE_KILL);
+	c->cfg.stacks = CORRAL_STACKS_ESCAPE;
+	static const char *const f[] = {"unshare", "main"};
+	for (pid_t p = 100; p <= 104; p++)
+		mock_stack(&M, p, 2, f, NULL);
+	call_is(101, NATIVE, SYS_setsid, 0, 0, FILTER_RULE_SETSID);
+	mock_wait(&M, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	int mark = M.ncalls;
+	assert_int_equal(corral_step(c, -1), 0);
+	/* One unwind for the escape's line, one per task at the ending. */
+	assert_int_equal(M.nunwinds, 1 + NPROCS + NTHREADS);
+	assert_int_equal(mock_count(&M, mark, MOCK_UNWIND, 101, -1), 2);
+	assert_true(
+		jline_has(c, "\"event\":\"escape\"", "\"func\":\"unshare\""));
+	assert_int_equal(jcount(c, "\"event\":\"stack\""), NPROCS + NTHREADS);
+	assert_true(jline_has(c, "\"event\":\"stack\"", "\"why\":\"escape\""));
+	int first_kill = call_at(mark, -SIGKILL, ROOT);
+	for (pid_t p = 100; p <= 104; p++) {
+		assert_int_equal(mock_count(&M, mark, PTRACE_CONT, p, -1), 0);
+		assert_true(call_at(mark, MOCK_UNWIND, p) < first_kill);
+	}
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_ESCAPE);
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -379,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_signal_to_corral_refused_under_log),
 		cmocka_unit_test(test_kill_mode_ends_without_grace),
 		cmocka_unit_test(test_escape_carries_its_stack),
+		cmocka_unit_test(test_kill_mode_stacks_then_kill),
 		cmocka_unit_test(test_mount_strings_read),
 		cmocka_unit_test(test_pidfd_target_from_seam),
 		cmocka_unit_test(test_setpgid_own_group_from_seam),
