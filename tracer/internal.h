@@ -43,26 +43,8 @@ struct waited {
 	pid_t pid;
 	int status;
 	struct rusage ru; /* wait4's, for an exit */
-	bool has_ru;	  /* ru was asked for (wait_rusage()) */
+	bool has_ru;	  /* ru was asked for (waiter.c, want_rusage()) */
 };
-
-/*
- * Whether to ask wait4() for the resource use of a status from task t
- * (NULL: not known yet, waitpid(-1)). The kernel computes it for every
- * status reported, stops included, by walking every live thread of the
- * task's group (thread_group_cputime): with thousands of threads that
- * made each status O(threads) and a burst quadratic. So it is asked for
- * only where it is cheap: while the tree has fewer than RUSAGE_THREADS
- * live threads, or by tid for a process (not a thread) with few threads.
- * An exit line without it has no cpu_user/cpu_sys/max_rss.
- */
-#define RUSAGE_THREADS 64
-static inline bool wait_rusage(const struct table *tab, const struct task *t)
-{
-	if (t)
-		return !(t->flags & TF_THREAD) && t->nthreads < RUSAGE_THREADS;
-	return tab->live - tab->live_procs < RUSAGE_THREADS;
-}
 
 struct corral {
 	struct corral_config cfg;
@@ -88,6 +70,7 @@ struct corral {
 	struct corral_unwinder *unw; /* created at the first stack */
 	bool sandboxed;
 	bool want_argv;	     /* someone reads exec argv (journal, callback) */
+	bool want_rusage;    /* someone reads an exit's rusage (journal...) */
 	bool command_execed; /* the command (not bwrap's setup) has exec'd */
 	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
 	int ttyfd;	     /* our controlling terminal, -1 if none */

@@ -133,6 +133,14 @@ struct corral *supervisor_alloc(const struct corral_config *cfg,
 	c->parent = sys->parent(sys->ctx);
 	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
 	c->t0 = sys->now(sys->ctx);
+	/*
+	 * What is read at an event only when something uses it: an exec's
+	 * argv and exe cost reads of the tracee per exec; wait4's rusage
+	 * makes the kernel sum the task's CPU time at every status.
+	 */
+	bool journal = cfg->journal_path || cfg->journal_fd >= 0;
+	c->want_argv = journal || cfg->on_event || cfg->history;
+	c->want_rusage = journal || cfg->on_event;
 	if (table_init(&c->tab) < 0) {
 		free(c);
 		return NULL;
@@ -178,9 +186,6 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		return -ENOMEM;
 	int r;
 	c->spawn_argv = (char **)cfg->argv;
-	/* argv and exe cost two /proc reads per exec: only when used. */
-	c->want_argv = cfg->journal_path || cfg->journal_fd >= 0 ||
-		       cfg->on_event || cfg->history;
 	r = journal_open(c, err, errlen);
 	if (r < 0) {
 		r = -EIO; /* -ENOENT/-EACCES are for the command only */

@@ -50,6 +50,27 @@
 #define CLOCK_EVERY 16
 
 /*
+ * Whether to ask wait4() for the resource use of a status from task t
+ * (NULL: not known yet, waitpid(-1)). The kernel computes it for every
+ * status reported, stops included, by walking every live thread of the
+ * task's group (thread_group_cputime): with thousands of threads that
+ * made each status O(threads) and a burst quadratic. So it is asked for
+ * only when something reads it (an exit line, a callback's event) and
+ * where it is cheap: while the tree has fewer than RUSAGE_THREADS live
+ * threads, or by tid for a process (not a thread) with few threads. An
+ * exit line without it has no cpu_user/cpu_sys/max_rss.
+ */
+#define RUSAGE_THREADS 64
+static bool want_rusage(const struct corral *c, const struct task *t)
+{
+	if (!c->want_rusage)
+		return false;
+	if (t)
+		return !(t->flags & TF_THREAD) && t->nthreads < RUSAGE_THREADS;
+	return c->tab.live - c->tab.live_procs < RUSAGE_THREADS;
+}
+
+/*
  * Room for one more status, made *before* a status is taken: a status
  * taken from the kernel and then dropped (an exit, say) would be lost for
  * good. The first 64 slots are inside struct corral, so a batch can always
@@ -122,7 +143,7 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 			}
 			int st;
 			struct rusage ru;
-			struct rusage *rp = wait_rusage(tab, t) ? &ru : NULL;
+			struct rusage *rp = want_rusage(c, t) ? &ru : NULL;
 			pid_t r = c->sys->waitpid(c->sys->ctx, t->tid, &st,
 						  __WALL | WNOHANG, rp);
 			calls++;
@@ -150,7 +171,7 @@ out:
 pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w)
 {
 	struct rusage *rp =
-		wait_rusage(&c->tab, table_find(&c->tab, tid)) ? &w->ru : NULL;
+		want_rusage(c, table_find(&c->tab, tid)) ? &w->ru : NULL;
 	pid_t r = c->sys->waitpid(c->sys->ctx, tid, &w->status,
 				  __WALL | WNOHANG, rp);
 	w->pid = r;
@@ -186,7 +207,7 @@ int waiter_collect(struct corral *c, bool block)
 		int st;
 		struct rusage ru;
 		int opt = __WALL | ((block && n == 0) ? 0 : WNOHANG);
-		struct rusage *rp = wait_rusage(&c->tab, NULL) ? &ru : NULL;
+		struct rusage *rp = want_rusage(c, NULL) ? &ru : NULL;
 		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, rp);
 		if (p == 0) {
 			c->queue_empty = true;
@@ -257,6 +278,13 @@ void waiter_sleep(struct corral *c, double timeout)
 			else
 				c->pending_member &= ~(1u << sig);
 		}
+		/*
+		 * Fewer than asked for: nothing else was pending (one read per
+		 * wake-up, not a second one for EAGAIN). A signal that comes
+		 * later keeps the signalfd readable for the next sleep.
+		 */
+		if (n < 16)
+			break;
 	}
 	c->sigread_t = now;
 	/*
