@@ -181,7 +181,7 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		snprintf(err, errlen, "negative duration");
 		return -EINVAL;
 	}
-	struct corral *c = supervisor_alloc(cfg, &corral_sys_real);
+	struct corral *c = supervisor_alloc(cfg, &sys_real);
 	if (!c)
 		return -ENOMEM;
 	int r;

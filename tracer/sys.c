@@ -156,7 +156,7 @@ static pid_t real_parent(void *ctx)
 	return getppid();
 }
 
-const struct corral_sys corral_sys_real = {
+const struct corral_sys sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
 	.kill = real_kill,

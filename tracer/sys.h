@@ -102,7 +102,7 @@ struct corral_sys {
 	pid_t (*parent)(void *ctx);
 };
 
-extern const struct corral_sys corral_sys_real;
+extern const struct corral_sys sys_real;
 
 static inline long sys_ptrace(const struct corral_sys *s, int req, pid_t pid,
 			      void *addr, void *data)

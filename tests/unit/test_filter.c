@@ -383,13 +383,12 @@ static void run_traced(enum traced_call what, bool deny,
 		int sig = 0;
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
 			struct audit_tree_ops tree = {.is_member = no_members};
-			assert_int_equal(audit_inspect(&corral_sys_real, pid,
-						       &prog, &tree, &res->call),
+			assert_int_equal(audit_inspect(&sys_real, pid, &prog,
+						       &tree, &res->call),
 					 0);
 			if (deny)
-				assert_int_equal(audit_deny(&corral_sys_real,
-							    pid, EPERM),
-						 0);
+				assert_int_equal(
+					audit_deny(&sys_real, pid, EPERM), 0);
 			seen = true;
 		} else if (st >> 16 == 0) {
 			sig = WSTOPSIG(st); /* signal-delivery stop */
