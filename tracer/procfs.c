@@ -162,18 +162,29 @@ bool procfs_is_thread_of(pid_t tgid, pid_t tid)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * A small /proc file in one read (what these files hold is made at the
+ * read, whole), NUL-terminated; false if it cannot be read.
+ */
+static bool read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 char procfs_state(pid_t pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_small(path, buf, sizeof(buf)))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	/* The command name may hold ')' and spaces: the state follows the
 	 * last ')'. */
 	const char *p = strrchr(buf, ')');
@@ -184,14 +195,8 @@ char procfs_state(pid_t pid)
 static pid_t proc_field(const char *path, const char *key)
 {
 	char buf[2048];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_small(path, buf, sizeof(buf)))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	size_t klen = strlen(key);
 	for (char *l = buf; l; l = strchr(l, '\n')) {
 		if (*l == '\n')

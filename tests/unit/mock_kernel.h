@@ -530,6 +530,26 @@ static char *mock_journal(struct corral *c)
 	return s;
 }
 
+/* How many times needle is in the journal. */
+static inline int jcount(struct corral *c, const char *needle)
+{
+	char *j = mock_journal(c);
+	int n = 0;
+	for (char *p = j; (p = strstr(p, needle)); p++)
+		n++;
+	free(j);
+	return n;
+}
+
+/* The index of the first call of req since index from, -1 if none. */
+static inline int mock_first(struct mock *m, int from, int req)
+{
+	for (int i = from; i < m->ncalls; i++)
+		if (m->calls[i].req == req)
+			return i;
+	return -1;
+}
+
 static void mock_free(struct corral *c)
 {
 	c->finished = true; /* nothing real to kill */

@@ -81,17 +81,6 @@ static inline int call_at(int from, int req, pid_t pid)
 	return -1;
 }
 
-/* How many times needle is in the journal. */
-static inline int jcount(struct corral *c, const char *needle)
-{
-	char *j = mock_journal(c);
-	int n = 0;
-	for (char *p = j; (p = strstr(p, needle)); p++)
-		n++;
-	free(j);
-	return n;
-}
-
 /* The journal line that contains needle (caller frees), NULL if none. */
 static inline char *jline(struct corral *c, const char *needle)
 {

@@ -520,16 +520,6 @@ static struct corral *started_at_zero(void)
 	return c;
 }
 
-static int count_in_journal(struct corral *c, const char *needle)
-{
-	char *j = mock_journal(c);
-	int n = 0;
-	for (char *p = j; (p = strstr(p, needle)); p++)
-		n++;
-	free(j);
-	return n;
-}
-
 /*
  * Kill-all gives up on a member that cannot finish dying after kill_wait,
  * saying who and how long as it waits (at 1 s, 2 s, ...) and at the end.
@@ -546,7 +536,7 @@ static void test_kill_wait_gives_up(void **state)
 	assert_int_equal(c->res.dying, 1);
 	assert_int_equal(c->phase, PH_DONE);
 	/* Who: 101, reported at 1 s, 2 s and when giving up at 3 s. */
-	assert_int_equal(count_in_journal(c, "\"event\":\"dying\""), 3);
+	assert_int_equal(jcount(c, "\"event\":\"dying\""), 3);
 	assert_true(jpos(c, "\"waited\":1.0") >= 0);
 	assert_true(jpos(c, "\"waited\":3.0") >= 0);
 	assert_true(jpos(c, "\"tasks\":1,\"pids\":[101]") >= 0);
@@ -592,13 +582,8 @@ static void test_crash_stack(void **state)
 	mock_stack(&M, ROOT, 3, frames, "max frames");
 	int mark = M.ncalls;
 	engine_handle(c, ROOT, ST_STOP(SIGSEGV, 0));
-	int unw = -1, cont = -1;
-	for (int i = mark; i < M.ncalls; i++) {
-		if (M.calls[i].req == MOCK_UNWIND && unw < 0)
-			unw = i;
-		if (M.calls[i].req == PTRACE_CONT && cont < 0)
-			cont = i;
-	}
+	int unw = mock_first(&M, mark, MOCK_UNWIND);
+	int cont = mock_first(&M, mark, PTRACE_CONT);
 	assert_true(unw >= 0 && cont > unw);
 	assert_int_equal(M.calls[cont].data, SIGSEGV);
 	long sig = jpos(c, "\"event\":\"signal\"");

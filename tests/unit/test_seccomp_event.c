@@ -240,13 +240,8 @@ static void test_escape_carries_its_stack(void **state)
 	mock_stack(&M, ROOT, 3, frames, NULL);
 	int mark = M.ncalls;
 	stop_at(c, NATIVE, SYS_setsid, 0, FILTER_RULE_SETSID);
-	int unw = -1, cont = -1;
-	for (int i = mark; i < M.ncalls; i++) {
-		if (M.calls[i].req == MOCK_UNWIND && unw < 0)
-			unw = i;
-		if (M.calls[i].req == PTRACE_CONT && cont < 0)
-			cont = i;
-	}
+	int unw = mock_first(&M, mark, MOCK_UNWIND);
+	int cont = mock_first(&M, mark, PTRACE_CONT);
 	assert_true(unw >= 0 && cont > unw); /* at the stop, before it runs */
 	assert_true(jline_has(
 		c, "\"event\":\"escape\"",
