@@ -38,6 +38,7 @@ struct mcall {
 };
 
 struct mock {
+	bool journal_strict; /* mock_corral(): --journal-strict */
 	struct mcall calls[MAXCALLS];
 	int ncalls;
 	unsigned long eventmsg[65536]; /* GETEVENTMSG answer per tid */
@@ -507,7 +508,9 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 	cfg.argv = argv;
 	cfg.self_argv = argv;
 	cfg.watch_parent = false;
-	cfg.journal_fd = memfd_create("journal", 0);
+	/* Sealable: a test can make the sink's writes fail (F_SEAL_GROW). */
+	cfg.journal_fd = memfd_create("journal", MFD_ALLOW_SEALING);
+	cfg.journal_strict = m->journal_strict;
 	struct corral *c = supervisor_alloc(&cfg, &m->sys);
 	if (!c)
 		abort();

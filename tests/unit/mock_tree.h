@@ -50,9 +50,10 @@ static inline void tree_child(struct corral *c, pid_t creator, pid_t tid,
  * stacks (the tests of stacks ask for them), and the loop in the state
  * it is in once a batch emptied the kernel's queue.
  */
-static inline struct corral *tree_at_zero(void)
+static inline struct corral *tree_start(bool journal_strict)
 {
 	mock_init(&M);
+	M.journal_strict = journal_strict;
 	M.fake_clock = true;
 	M.clock = 0;
 	struct corral *c = mock_corral(&M, ROOT);
@@ -70,6 +71,11 @@ static inline struct corral *tree_at_zero(void)
 	assert_int_equal(c->res.threads, NTHREADS);
 	c->drained = true;
 	return c;
+}
+
+static inline struct corral *tree_at_zero(void)
+{
+	return tree_start(false);
 }
 
 /* Index of the first call of req to pid from index from, -1 if none. */

@@ -5,6 +5,7 @@
  * Time passes only when the test or the loop's sleep says so; nothing here
  * depends on how fast the machine is.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -291,6 +292,36 @@ static void test_stack_budget_spent(void **state)
 	mock_free(c);
 }
 
+/*
+ * --journal-strict: a line the journal could not write ends the run, with
+ * reason journal, in the next round of the loop (emit() only counts the
+ * loss; deciding is the loop's, between batches). The sink starts refusing
+ * (its memfd sealed against growth) and a member's next event is lost.
+ */
+static void test_journal_strict_loss_ends(void **state)
+{
+	struct corral *c = tree_start(true);
+	c->cfg.kill_after = 2;
+	assert_int_equal(fcntl(c->cfg.journal_fd, F_ADD_SEALS, F_SEAL_GROW), 0);
+	int mark = M.ncalls;
+	mock_wait(&M, 103, ST_STOP(SIGUSR1, 0)); /* a signal: one line */
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_true(M.clock == 0.0); /* not at a deadline: at once */
+	/* The member got its signal (after the line's attempt), then the
+	 * ending's SIGTERM round. */
+	assert_true(mock_count(&M, mark, PTRACE_CONT, 103, SIGUSR1) == 1);
+	assert_term_round(mark, SIGTERM);
+	/* Once: the ending's own lost lines do not begin it again. */
+	assert_int_equal(corral_step(c, -1), 0);
+	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
+	assert_int_equal(c->phase, PH_DONE);
+	assert_true(c->res.journal_lost >= 3); /* signal, ending, exits... */
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_INTERNAL);
+	mock_free(c);
+}
+
 int main(void)
 {
 	(void)mock_free;
@@ -302,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_stop_resume_in_grace_still_ends),
 		cmocka_unit_test(test_stacks_at_timeout),
 		cmocka_unit_test(test_stack_budget_spent),
+		cmocka_unit_test(test_journal_strict_loss_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
