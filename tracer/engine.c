@@ -479,9 +479,6 @@ void engine_handle(struct corral *c, pid_t pid, int status)
  */
 void engine_handle_waited(struct corral *c, const struct waited *w)
 {
-	struct task *t = table_find(&c->tab, w->pid);
-	if (t)
-		t->flags &= ~TF_IN_BATCH;
 	c->wait_ru = w->has_ru ? &w->ru : NULL;
 	engine_handle(c, w->pid, w->status);
 	c->wait_ru = NULL;

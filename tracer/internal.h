@@ -42,8 +42,9 @@ enum phase {
 struct waited {
 	pid_t pid;
 	int status;
-	struct rusage ru; /* wait4's, for an exit */
-	bool has_ru;	  /* ru was asked for (waiter.c, want_rusage()) */
+	struct rusage ru;  /* wait4's, for an exit */
+	bool has_ru;	   /* ru was asked for (waiter.c, want_rusage()) */
+	struct task *task; /* its record when taken (waiter.c only) */
 };
 
 struct corral {

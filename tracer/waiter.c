@@ -112,6 +112,20 @@ static void push(struct corral *c, size_t n, pid_t p, int st,
 	struct task *t = table_find(&c->tab, p);
 	if (t)
 		t->flags |= TF_IN_BATCH;
+	c->batch[n].task = t;
+}
+
+/*
+ * The batch is taken: no sweep looks at the flag again until the next
+ * collect, and nothing was handled meanwhile, so the records are still
+ * there (no second lookup per status on the way to the engine).
+ */
+static int batch_taken(struct corral *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c->batch[i].task)
+			c->batch[i].task->flags &= ~TF_IN_BATCH;
+	return (int)n;
 }
 
 static bool may_have_news(const struct task *t)
@@ -176,6 +190,7 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w)
 				  __WALL | WNOHANG, rp);
 	w->pid = r;
 	w->has_ru = rp != NULL;
+	w->task = NULL;
 	return r;
 }
 
@@ -226,7 +241,7 @@ int waiter_collect(struct corral *c, bool block)
 		push(c, n++, p, st, rp);
 		since_sweep++;
 	}
-	return (int)n;
+	return batch_taken(c, n);
 }
 
 /*
