@@ -443,6 +443,19 @@ static void test_snapshots_coalesced(void **state)
 	mock_free(c);
 }
 
+/* An end requested at t=100 with a 2 s grace, no stacks. */
+static struct corral *grace_requested(void)
+{
+	struct corral *c = started();
+	c->cfg.stacks = 0;
+	c->cfg.kill_after = 2;
+	M.fake_clock = true;
+	M.clock = 100;
+	c->t0 = 100;
+	corral_request_end(c, CORRAL_REASON_REQUEST);
+	return c;
+}
+
 /*
  * The cancelled ending (issue 15): an end requested with a grace, then the
  * tree stopped and resumed (by the caller, a snapshot, the stacks taken at
@@ -452,13 +465,7 @@ static void test_snapshots_coalesced(void **state)
  */
 static void test_resume_keeps_the_ending(void **state)
 {
-	struct corral *c = started();
-	c->cfg.stacks = 0;
-	c->cfg.kill_after = 2;
-	M.fake_clock = true;
-	M.clock = 100;
-	c->t0 = 100;
-	corral_request_end(c, CORRAL_REASON_REQUEST);
+	struct corral *c = grace_requested();
 	assert_int_equal(c->phase, PH_GRACE);
 	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
 	/* Stop-all: ROOT answers the interrupt. */
@@ -492,13 +499,7 @@ static void test_resume_keeps_the_ending(void **state)
 /* A snapshot with stacks in the middle of a grace does not cancel it. */
 static void test_snapshot_keeps_the_ending(void **state)
 {
-	struct corral *c = started();
-	c->cfg.stacks = 0;
-	c->cfg.kill_after = 2;
-	M.fake_clock = true;
-	M.clock = 100;
-	c->t0 = 100;
-	corral_request_end(c, CORRAL_REASON_REQUEST);
+	struct corral *c = grace_requested();
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	/* The unwinder fails on a mock task: 0 frames, never a crash. */
