@@ -89,6 +89,10 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 		c->res.threads++;
 	} else {
 		c->res.processes++;
+		/* Its exec will read /proc/PID/exe: engine_idle() */
+		if (c->want_argv &&
+		    c->nwarm < sizeof(c->warm) / sizeof(c->warm[0]))
+			c->warm[c->nwarm++] = child->tid;
 	}
 	struct corral_event ev = task_event(type, child);
 	ev.ppid = creator;
@@ -482,6 +486,24 @@ void engine_handle_waited(struct corral *c, const struct waited *w)
 	c->wait_ru = w->has_ru ? &w->ru : NULL;
 	engine_handle(c, w->pid, w->status);
 	c->wait_ru = NULL;
+}
+
+/*
+ * The exec of a new process reads /proc/PID/exe while the process waits
+ * at its exec stop, and the first lookup of /proc/PID builds its entries:
+ * about half of that readlink's cost. Built here instead, while the
+ * process runs towards its exec and the loop would sleep, the exec stop
+ * pays only the readlink. A process that already exec'd, or more than
+ * warm[] holds in one round, is simply not warmed.
+ */
+void engine_idle(struct corral *c)
+{
+	for (unsigned i = 0; i < c->nwarm; i++) {
+		struct task *t = table_find(&c->tab, c->warm[i]);
+		if (t && !t->nexecs && !(t->flags & TF_KILLED))
+			c->sys->warm(c->sys->ctx, t->tid);
+	}
+	c->nwarm = 0;
 }
 
 int engine_drain(struct corral *c, bool block)

@@ -67,6 +67,10 @@ struct corral {
 	pid_t parent; /* our parent when we started */
 	bool sigpipe_was_ignored;
 	int spawn_stage; /* what failed in the child: 0 exec, 1 filter */
+	/* Processes born since the loop was last idle, whose /proc entries
+	 * engine_idle() makes before their exec reads them (engine.c). */
+	pid_t warm[16];
+	unsigned nwarm;
 	struct sock_fprog filter;
 	struct corral_unwinder *unw; /* created at the first stack */
 	bool sandboxed;
@@ -262,6 +266,11 @@ void engine_handle(struct corral *c, pid_t pid, int status);
 int engine_drain(struct corral *c, bool block);
 /* One status the waiter took (with its resource use, for an exit). */
 void engine_handle_waited(struct corral *c, const struct waited *w);
+/*
+ * The loop took every status the kernel had and resumed what it could:
+ * work that no stopped task waits for is done here (engine.c).
+ */
+void engine_idle(struct corral *c);
 /* Add the first process (already seized, blocked before exec). */
 struct task *engine_add_root(struct corral *c, pid_t pid);
 /* A PTRACE_EVENT_SECCOMP stop (seccomp_event.c). */

@@ -187,6 +187,8 @@ int corral_step(struct corral *c, int timeout_ms)
 		finish(c);
 		return 0;
 	}
+	if (c->drained && c->phase == PH_RUN)
+		engine_idle(c); /* nothing to handle until the kernel says */
 	/* corral_fd(): readable when the next step has something to do. */
 	if (c->pollfd)
 		pollfd_arm(c, (c->drained && !c->saw_echild &&

@@ -121,6 +121,15 @@ char *procfs_exe(pid_t tid)
 	return strdup(buf);
 }
 
+void procfs_warm(pid_t tid)
+{
+	char path[64];
+	struct stat st;
+	proc_path(path, tid, "exe");
+	/* NOFOLLOW: the entry, not the program (no d_path, no open). */
+	(void)fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+}
+
 int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid)
 {
 	char path[64];

@@ -9,6 +9,8 @@
 int procfs_argv(pid_t tid, char **block, char ***argv);
 /* readlink /proc/tid/exe into a malloc'd string, NULL on failure. */
 char *procfs_exe(pid_t tid);
+/* Look up /proc/tid/exe without reading it: its entries are made. */
+void procfs_warm(pid_t tid);
 /* Tgid, PPid and innermost NSpid of a task from /proc/tid/status. */
 int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
 /* Is tid a thread of process tgid right now? */

@@ -79,6 +79,11 @@ static char *real_exe(void *ctx, pid_t tid)
 	return procfs_exe(tid);
 }
 
+static void real_warm(void *ctx, pid_t tid)
+{
+	procfs_warm(tid);
+}
+
 static int real_argv(void *ctx, pid_t tid, char **block, char ***argv)
 {
 	return procfs_argv(tid, block, argv);
@@ -165,6 +170,7 @@ const struct corral_sys sys_real = {
 	.clone_flags = real_clone_flags,
 	.ids = real_ids,
 	.exe = real_exe,
+	.warm = real_warm,
 	.argv = real_argv,
 	.now = real_now,
 	.poll = real_poll,

@@ -48,6 +48,13 @@ struct corral_sys {
 	int (*ids)(void *ctx, pid_t tid, pid_t *tgid, pid_t *ppid,
 		   pid_t *nspid);
 	char *(*exe)(void *ctx, pid_t tid);
+	/*
+	 * Make /proc/tid and its exe entry now, so that exe() at the task's
+	 * exec finds them made: a /proc/PID entry is built at its first
+	 * lookup, about half of what a first readlink of /proc/PID/exe costs
+	 * (docs/bench.md, "The journal"). Called while corral would be idle.
+	 */
+	void (*warm)(void *ctx, pid_t tid);
 	int (*argv)(void *ctx, pid_t tid, char **block, char ***argv);
 	/*
 	 * CLOCK_MONOTONIC in seconds: every deadline (timeout, grace, stop

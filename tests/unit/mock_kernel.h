@@ -30,6 +30,7 @@
 #define MAXCALLS 8192
 /* calls[].req of an unwind through the seam (not a ptrace request). */
 #define MOCK_UNWIND 0x7fff0001
+#define MOCK_WARM 0x7fff0002 /* sys->warm(tid) */
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -351,6 +352,13 @@ static char *m_exe(void *ctx, pid_t tid)
 	return strdup(b);
 }
 
+static void m_warm(void *ctx, pid_t tid)
+{
+	struct mock *m = ctx;
+	if (m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){MOCK_WARM, tid, 0};
+}
+
 static int m_argv(void *ctx, pid_t tid, char **block, char ***argv)
 {
 	*block = malloc(32);
@@ -463,6 +471,7 @@ static void mock_init(struct mock *m)
 		.clone_flags = m_clone_flags,
 		.ids = m_ids,
 		.exe = m_exe,
+		.warm = m_warm,
 		.argv = m_argv,
 		.now = m_now,
 		.poll = m_poll,

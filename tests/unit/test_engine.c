@@ -334,6 +334,36 @@ static void test_clone_flags_from_registers(void **state)
 	mock_free(c);
 }
 
+/*
+ * A new process's /proc entries are made once the loop is idle, so that
+ * its exec's readlink finds them: once, and not for a thread or for a
+ * process that exec'd before the loop got there.
+ */
+static void test_new_process_warmed_when_idle(void **state)
+{
+	struct corral *c = started();
+	c->sigfd = -1;
+	int mark = M.ncalls;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	fork_event(c, ROOT, 102, PTRACE_EVENT_FORK);
+	M.clone_flags[M.nclone_flags][0] = ROOT;
+	M.clone_flags[M.nclone_flags++][1] =
+		CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+	fork_event(c, ROOT, 103, PTRACE_EVENT_CLONE);
+	engine_handle(c, 102, ST_STOP(SIGSTOP, EV_STOP));
+	engine_handle(c, 102, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	/* Not while events are handled: tasks wait for those. */
+	assert_int_equal(mock_count(&M, mark, MOCK_WARM, 101, -1), 0);
+	M.more = true; /* the kernel has nothing now: the step is idle */
+	assert_int_equal(corral_step(c, 0), 1);
+	assert_int_equal(mock_count(&M, mark, MOCK_WARM, 101, -1), 1);
+	assert_int_equal(mock_count(&M, mark, MOCK_WARM, 102, -1), 0);
+	assert_int_equal(mock_count(&M, mark, MOCK_WARM, 103, -1), 0);
+	assert_int_equal(corral_step(c, 0), 1);
+	assert_int_equal(mock_count(&M, mark, MOCK_WARM, 101, -1), 1);
+	mock_free(c);
+}
+
 /* A tree of n processes besides the root, all running: 1000, 1001... */
 static struct corral *running_tree(int n)
 {
@@ -630,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_batch_bounded_by_count),
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
+		cmocka_unit_test(test_new_process_warmed_when_idle),
 		cmocka_unit_test(test_crash_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
