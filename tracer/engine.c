@@ -508,12 +508,33 @@ void engine_idle(struct corral *c)
 
 int engine_drain(struct corral *c, bool block)
 {
+	/*
+	 * Woken by the signalfd: the first status the kernel has is handled
+	 * (its task resumed) before anything else, and the signalfd is read
+	 * and the batch collected after it. In the usual sequential case
+	 * (one task stopped, the rest waiting for it) the read and the
+	 * waitpid that finds the queue empty are then no longer between
+	 * that task's stop and its resume. Nothing is missed: the signalfd
+	 * is read before the waitpid that ends the batch, so a status that
+	 * comes after that read raises a SIGCHLD the next sleep sees.
+	 */
+	int first = 0;
+	if (c->sigs_unread) {
+		struct waited w;
+		if (waiter_take(c, -1, &w) > 0) {
+			engine_handle_waited(c, &w);
+			first = 1;
+		}
+		waiter_read_signals(c);
+	}
 	int n = waiter_collect(c, block);
-	if (n <= 0)
+	if (n == -ECHILD)
 		return n;
+	if (n <= 0)
+		return first ? first : n;
 	/* No drain runs inside a handler (callbacks cannot re-enter the
 	 * loop: -EDEADLK), so the batch stays put while it is handled. */
 	for (int i = 0; i < n; i++)
 		engine_handle_waited(c, &c->batch[i]);
-	return n;
+	return n + first;
 }

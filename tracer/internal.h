@@ -115,6 +115,7 @@ struct corral {
 	pid_t pending_from[32];
 	unsigned pending_member; /* bit per signal a member sent (when read) */
 	double sigread_t;	 /* when the signalfd was last read */
+	bool sigs_unread;	 /* the sleep found it readable (waiter.c) */
 
 	struct waited *batch; /* batch0, or a larger malloc'd array */
 	size_t batch_cap;
@@ -221,8 +222,9 @@ void groups_sigcont(struct corral *c);
 int waiter_collect(struct corral *c, bool block);
 /*
  * One known task's status, if it has one (waitpid(tid, WNOHANG)): the
- * stop-all and kill-all sweeps, which must not walk every tracee. The pid
- * (w filled), 0 (nothing yet) or -errno.
+ * stop-all and kill-all sweeps, which must not walk every tracee; tid -1:
+ * any task's (the drain's first status). The pid (w filled), 0 (nothing
+ * yet) or -errno.
  */
 pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
 /*
@@ -231,6 +233,12 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
  * read are noted in c->pending_* for the loop.
  */
 void waiter_sleep(struct corral *c, double timeout);
+/*
+ * What the sleep found in the signalfd, read now (once per wake-up; a
+ * no-op if the last sleep did not find it readable): SIGCHLD is dropped,
+ * the signals corral acts on go to c->pending_*.
+ */
+void waiter_read_signals(struct corral *c);
 
 /* ---- phase.c: the phase and the hold, their one owner. */
 /* Decide the end (once; asked again in a grace: the grace is over). */

@@ -277,6 +277,16 @@ void waiter_sleep(struct corral *c, double timeout)
 		pty_relay(c, pfd + 1, npty);
 	if (nlive)
 		live_io(c, pfd + 1 + npty);
+	/* Read by the drain, after the first status (engine_drain). */
+	if (pfd[0].revents)
+		c->sigs_unread = true;
+}
+
+void waiter_read_signals(struct corral *c)
+{
+	if (!c->sigs_unread)
+		return;
+	c->sigs_unread = false;
 	struct signalfd_siginfo si[16];
 	ssize_t n;
 	double now = run_time(c);

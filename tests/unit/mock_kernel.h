@@ -30,7 +30,7 @@
 #define MAXCALLS 8192
 /* calls[].req of an unwind through the seam (not a ptrace request). */
 #define MOCK_UNWIND 0x7fff0001
-#define MOCK_WARM 0x7fff0002 /* sys->warm(tid) */
+#define MOCK_WARM   0x7fff0002 /* sys->warm(tid) */
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -253,12 +253,17 @@ static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
 static int m_poll(void *ctx, struct pollfd *p, unsigned n, double timeout)
 {
 	struct mock *m = ctx;
-	if (m->nsigs)
+	for (unsigned i = 0; i < n; i++)
+		p[i].revents = 0;
+	/* p[0] is the signalfd: ready with a signal, or with a status not
+	 * taken yet (it raised SIGCHLD). */
+	bool ready = m->nsigs > 0;
+	for (int i = m->wpos; i < m->nwaits && !ready; i++)
+		ready = !m->waits[i].taken;
+	if (ready) {
+		p[0].revents = POLLIN;
 		return 1;
-	/* A status not taken yet raised SIGCHLD: the signalfd is ready. */
-	for (int i = m->wpos; i < m->nwaits; i++)
-		if (!m->waits[i].taken)
-			return 1;
+	}
 	if (m->fake_clock && timeout > 0)
 		m->clock += timeout;
 	return 0;
