@@ -29,8 +29,9 @@
 
 #define MAXCALLS 8192
 /* calls[].req of an unwind through the seam (not a ptrace request). */
-#define MOCK_UNWIND 0x7fff0001
-#define MOCK_WARM   0x7fff0002 /* sys->warm(tid) */
+#define MOCK_UNWIND  0x7fff0001
+#define MOCK_WARM    0x7fff0002 /* sys->warm(tid) */
+#define MOCK_READSIG 0x7fff0003 /* sys->read_signals() */
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -273,6 +274,8 @@ static ssize_t m_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
 			      size_t max)
 {
 	struct mock *m = ctx;
+	if (m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){MOCK_READSIG, 0, 0};
 	size_t k = 0;
 	for (; k < (size_t)m->nsigs && k < max; k++) {
 		memset(&si[k], 0, sizeof(si[k]));

@@ -364,6 +364,46 @@ static void test_new_process_warmed_when_idle(void **state)
 	mock_free(c);
 }
 
+/* Where in the call log (from index from) req to pid was first made. */
+static int call_at(int from, int req, pid_t pid)
+{
+	for (int i = from; i < M.ncalls; i++)
+		if (M.calls[i].req == req && M.calls[i].pid == pid)
+			return i;
+	return -1;
+}
+
+/*
+ * A wake-up with two statuses: the first task is resumed before the
+ * signalfd is read (and before the waitpid that finds the queue empty),
+ * the second is taken after that read: a SIGCHLD it raised after the read
+ * would wake the next sleep, so nothing can be missed.
+ */
+static void test_first_status_resumed_before_signal_read(void **state)
+{
+	struct corral *c = started();
+	c->sigfd = -1;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, ROOT, ST_STOP(SIGCHLD, 0));
+	mock_wait(&M, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	M.more = true;
+	c->drained = true; /* the last round emptied the queue: sleep */
+	int mark = M.ncalls, any = M.nwait_any;
+	assert_int_equal(corral_step(c, 0), 1);
+	int cont_root = call_at(mark, PTRACE_CONT, ROOT);
+	int read = call_at(mark, MOCK_READSIG, 0);
+	int cont_child = call_at(mark, PTRACE_CONT, 101);
+	assert_true(cont_root >= 0 && read >= 0 && cont_child >= 0);
+	assert_true(cont_root < read);
+	assert_true(read < cont_child);
+	assert_int_equal(M.calls[cont_root].data, SIGCHLD);
+	/* Both statuses, one empty waitpid: nothing more than before. */
+	assert_int_equal(M.nwait_any - any, 3);
+	assert_true(c->drained);
+	mock_free(c);
+}
+
 /* A tree of n processes besides the root, all running: 1000, 1001... */
 static struct corral *running_tree(int n)
 {
@@ -661,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
 		cmocka_unit_test(test_new_process_warmed_when_idle),
+		cmocka_unit_test(test_first_status_resumed_before_signal_read),
 		cmocka_unit_test(test_crash_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
