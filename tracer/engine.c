@@ -509,21 +509,24 @@ void engine_idle(struct corral *c)
 int engine_drain(struct corral *c, bool block)
 {
 	/*
-	 * Woken by the signalfd: the first status the kernel has is handled
-	 * (its task resumed) before anything else, and the signalfd is read
-	 * and the batch collected after it. In the usual sequential case
-	 * (one task stopped, the rest waiting for it) the read and the
-	 * waitpid that finds the queue empty are then no longer between
-	 * that task's stop and its resume. Nothing is missed: the signalfd
-	 * is read before the waitpid that ends the batch, so a status that
-	 * comes after that read raises a SIGCHLD the next sleep sees.
+	 * Woken by the signalfd: the first statuses the kernel has (up to
+	 * ENGINE_EAGER_MAX) are each handled (the task resumed) as soon as
+	 * taken, and the signalfd is read and the batch collected after them.
+	 * In the usual sequential case (one task stopped, or a parent at its
+	 * fork and the child at its first stop, the rest waiting for them)
+	 * the read and the waitpid that finds the queue empty are then no
+	 * longer between a stop and its resume. Nothing is missed: the
+	 * signalfd is read before the waitpid that ends the batch, so a
+	 * status that comes after that read raises a SIGCHLD the next sleep
+	 * sees. Bounded, so that a task that stops again at once cannot keep
+	 * the others from their turn: they are all in the batch.
 	 */
 	int first = 0;
 	if (c->sigs_unread) {
 		struct waited w;
-		if (waiter_take(c, -1, &w) > 0) {
+		while (first < ENGINE_EAGER_MAX && waiter_take(c, -1, &w) > 0) {
 			engine_handle_waited(c, &w);
-			first = 1;
+			first++;
 		}
 		waiter_read_signals(c);
 	}

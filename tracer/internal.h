@@ -272,6 +272,8 @@ void engine_handle(struct corral *c, pid_t pid, int status);
  * first when block. Returns how many, or -ECHILD when no tracee is left.
  */
 int engine_drain(struct corral *c, bool block);
+/* Statuses of a wake-up handled one by one before its batch (engine.c). */
+#define ENGINE_EAGER_MAX 4
 /* One status the waiter took (with its resource use, for an exit). */
 void engine_handle_waited(struct corral *c, const struct waited *w);
 /*

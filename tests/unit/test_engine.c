@@ -374,32 +374,40 @@ static int call_at(int from, int req, pid_t pid)
 }
 
 /*
- * A wake-up with two statuses: the first task is resumed before the
- * signalfd is read (and before the waitpid that finds the queue empty),
- * the second is taken after that read: a SIGCHLD it raised after the read
+ * A wake-up with more statuses than are handled at once: the first
+ * ENGINE_EAGER_MAX tasks are each resumed as soon as taken, before the
+ * signalfd is read (and before the waitpid that finds the queue empty);
+ * the rest are taken after that read: a SIGCHLD raised after the read
  * would wake the next sleep, so nothing can be missed.
  */
-static void test_first_status_resumed_before_signal_read(void **state)
+static void test_first_statuses_resumed_before_signal_read(void **state)
 {
 	struct corral *c = started();
 	c->sigfd = -1;
-	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
-	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
-	mock_wait(&M, ROOT, ST_STOP(SIGCHLD, 0));
-	mock_wait(&M, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
+	const int n = ENGINE_EAGER_MAX + 2;
+	for (int i = 0; i < n; i++) {
+		fork_event(c, ROOT, 101 + i, PTRACE_EVENT_FORK);
+		engine_handle(c, 101 + i, ST_STOP(SIGSTOP, EV_STOP));
+	}
+	for (int i = 0; i < n; i++)
+		mock_wait(&M, 101 + i, ST_STOP(SIGCHLD, 0));
 	M.more = true;
 	c->drained = true; /* the last round emptied the queue: sleep */
 	int mark = M.ncalls, any = M.nwait_any;
 	assert_int_equal(corral_step(c, 0), 1);
-	int cont_root = call_at(mark, PTRACE_CONT, ROOT);
 	int read = call_at(mark, MOCK_READSIG, 0);
-	int cont_child = call_at(mark, PTRACE_CONT, 101);
-	assert_true(cont_root >= 0 && read >= 0 && cont_child >= 0);
-	assert_true(cont_root < read);
-	assert_true(read < cont_child);
-	assert_int_equal(M.calls[cont_root].data, SIGCHLD);
-	/* Both statuses, one empty waitpid: nothing more than before. */
-	assert_int_equal(M.nwait_any - any, 3);
+	assert_true(read >= 0);
+	for (int i = 0; i < n; i++) {
+		int at = call_at(mark, PTRACE_CONT, 101 + i);
+		assert_true(at >= 0);
+		assert_int_equal(M.calls[at].data, SIGCHLD);
+		if (i < ENGINE_EAGER_MAX)
+			assert_true(at < read);
+		else
+			assert_true(at > read);
+	}
+	/* Every status, one empty waitpid: nothing more than a batch. */
+	assert_int_equal(M.nwait_any - any, n + 1);
 	assert_true(c->drained);
 	mock_free(c);
 }
@@ -701,7 +709,7 @@ int main(void)
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
 		cmocka_unit_test(test_new_process_warmed_when_idle),
-		cmocka_unit_test(test_first_status_resumed_before_signal_read),
+		cmocka_unit_test(test_first_statuses_resumed_before_signal_read),
 		cmocka_unit_test(test_crash_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
