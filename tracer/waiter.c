@@ -277,7 +277,7 @@ void waiter_sleep(struct corral *c, double timeout)
 		pty_relay(c, pfd + 1, npty);
 	if (nlive)
 		live_io(c, pfd + 1 + npty);
-	/* Read by the drain, after the first status (engine_drain). */
+	/* Read by the drain, after its first statuses (engine_drain). */
 	if (pfd[0].revents)
 		c->sigs_unread = true;
 }
