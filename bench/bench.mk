@@ -9,7 +9,8 @@
 
 BENCH_DIR   := $(BUILD)/bench
 BENCH_PROGS := floor runner tree threads forkexec storm sleepers
-BENCH_BIN   := $(BENCH_PROGS:%=$(BENCH_DIR)/%) $(BENCH_DIR)/bigargv
+BENCH_BIN   := $(BENCH_PROGS:%=$(BENCH_DIR)/%) $(BENCH_DIR)/bigargv \
+	       $(BENCH_DIR)/waitpath
 # Own flags: the bench programs do not link libcorral, and their speed must
 # not depend on how the library is built (asan, -O0...).
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
@@ -23,6 +24,15 @@ $(BENCH_DIR)/runner: bench/runner.c bench/procwalk.c bench/cgkill.c \
 		     bench/bench.h bench/ending.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ bench/runner.c bench/procwalk.c bench/cgkill.c
+
+# The one bench program that links the library: it wraps the kernel seam
+# (tracer/sys.h) to time, in place, what corral does while a task waits.
+# Built as the library is (its figures are the library's), with the unit
+# tests' view of the internal headers.
+$(BENCH_DIR)/waitpath: bench/waitpath.c $(BUILD)/libcorral.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -o $@ $< \
+		$(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
 
 # The large-argv load is the test fixture itself (one source).
 $(BENCH_DIR)/bigargv: tests/fixtures/bigargv.c
