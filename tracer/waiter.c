@@ -26,7 +26,8 @@
  * every task gets its turn (fairness under storms).
  *
  * And the sleep between batches (waiter_sleep): ppoll() on the signalfd
- * (SIGCHLD: the kernel may have news; the signals corral acts on are read
+ * (SIGCHLD: the kernel may have news; the signals corral acts on are read,
+ * by waiter_read_signals() once the drain's first statuses are handled,
  * and noted, not acted on) and on the descriptors that must be served even
  * while a stop-all or kill-all waits (the pty relay, the live socket, a
  * stalled journal reader). Serving them is I/O only: what they ask for
