@@ -5,6 +5,7 @@
  * one); it only reads what ptrace does not carry, such as the argv of an
  * exec, while the task is stopped at that event and so cannot change it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -128,6 +129,41 @@ void procfs_warm(pid_t tid)
 	proc_path(path, tid, "exe");
 	/* NOFOLLOW: the entry, not the program (no d_path, no open). */
 	(void)fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+char *procfs_cwd(pid_t tid)
+{
+	char path[64], buf[4096];
+	proc_path(path, tid, "cwd");
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+int procfs_fds(pid_t tid,
+	       void (*fn)(const char *fd, const char *target, size_t len,
+			  void *arg),
+	       void *arg)
+{
+	char dir[64], link[384], target[4096];
+	proc_path(dir, tid, "fd");
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue; /* closed meanwhile */
+		target[n] = 0;
+		fn(e->d_name, target, (size_t)n, arg);
+	}
+	closedir(d);
+	return 0;
 }
 
 int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid)

@@ -11,6 +11,17 @@ int procfs_argv(pid_t tid, char **block, char ***argv);
 char *procfs_exe(pid_t tid);
 /* Look up /proc/tid/exe without reading it: its entries are made. */
 void procfs_warm(pid_t tid);
+/* readlink /proc/tid/cwd into a malloc'd string, NULL on failure. */
+char *procfs_cwd(pid_t tid);
+/*
+ * Each open descriptor of tid, in the directory's order: fn(its number as
+ * text, what it points to, that text's length, arg). -errno if
+ * /proc/tid/fd cannot be read (the task is gone, or not ours to read).
+ */
+int procfs_fds(pid_t tid,
+	       void (*fn)(const char *fd, const char *target, size_t len,
+			  void *arg),
+	       void *arg);
 /* Tgid, PPid and innermost NSpid of a task from /proc/tid/status. */
 int procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *nspid);
 /* Is tid a thread of process tgid right now? */

@@ -7,9 +7,9 @@
  * of that one process: the tree itself comes from the table, never from
  * /proc). The line is written in one write(2) like every event.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,29 +24,28 @@
  */
 #define SNAP_INTERVAL 1.0
 
-static void put_fds(struct sbuf *b, pid_t pid)
+struct fds_out {
+	struct sbuf *b;
+	bool first;
+};
+
+static void put_fd(const char *fd, const char *target, size_t len, void *arg)
 {
-	char dir[64], link[384], target[4096];
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	struct fds_out *o = arg;
+	if (!o->first)
+		sb_putc(o->b, ',');
+	o->first = false;
+	sb_json_str(o->b, fd, strlen(fd));
+	sb_putc(o->b, ':');
+	sb_json_str(o->b, target, len);
+}
+
+/* "fds": {"0": "/dev/null", ...}, from the seam (procfs.c reads /proc). */
+static void put_fds(struct corral *c, struct sbuf *b, pid_t pid)
+{
+	struct fds_out o = {.b = b, .first = true};
 	sb_puts(b, ",\"fds\":{");
-	DIR *d = opendir(dir);
-	bool first = true;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
-		ssize_t n = readlink(link, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = 0;
-		if (!first)
-			sb_putc(b, ',');
-		first = false;
-		sb_printf(b, "\"%s\":", e->d_name);
-		sb_json_str(b, target, (size_t)n);
-	}
-	if (d)
-		closedir(d);
+	c->sys->fds(c->sys->ctx, pid, put_fd, &o);
 	sb_putc(b, '}');
 }
 
@@ -82,14 +81,13 @@ static int put_member(struct task *t, void *arg)
 		sb_puts(b, ",\"argv\":");
 		sb_json_strv(b, (const char *const *)t->argv);
 	}
-	char link[64], cwd[4096];
-	snprintf(link, sizeof(link), "/proc/%d/cwd", t->tid);
-	ssize_t n = readlink(link, cwd, sizeof(cwd) - 1);
-	if (n >= 0) {
+	char *cwd = s->c->sys->cwd(s->c->sys->ctx, t->tid);
+	if (cwd) {
 		sb_puts(b, ",\"cwd\":");
-		sb_json_str(b, cwd, (size_t)n);
+		sb_json_str(b, cwd, strlen(cwd));
+		free(cwd);
 	}
-	put_fds(b, t->tid);
+	put_fds(s->c, b, t->tid);
 	sb_putc(b, '}');
 	return 0;
 }

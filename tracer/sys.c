@@ -84,6 +84,19 @@ static void real_warm(void *ctx, pid_t tid)
 	procfs_warm(tid);
 }
 
+static char *real_cwd(void *ctx, pid_t tid)
+{
+	return procfs_cwd(tid);
+}
+
+static int real_fds(void *ctx, pid_t tid,
+		    void (*fn)(const char *fd, const char *target, size_t len,
+			       void *arg),
+		    void *arg)
+{
+	return procfs_fds(tid, fn, arg);
+}
+
 static int real_argv(void *ctx, pid_t tid, char **block, char ***argv)
 {
 	return procfs_argv(tid, block, argv);
@@ -182,4 +195,6 @@ const struct corral_sys sys_real = {
 	.pgid = real_pgid,
 	.read_mem = real_read_mem,
 	.parent = real_parent,
+	.cwd = real_cwd,
+	.fds = real_fds,
 };

@@ -107,6 +107,17 @@ struct corral_sys {
 	 * can make the parent die.
 	 */
 	pid_t (*parent)(void *ctx);
+	/*
+	 * What a snapshot says of a member (snapshot.c): its working
+	 * directory (malloc'd, NULL unknown) and each open descriptor with
+	 * what it points to (procfs.h, procfs_fds), so that scripted tests
+	 * give a snapshot a tree that does not exist.
+	 */
+	char *(*cwd)(void *ctx, pid_t tid);
+	int (*fds)(void *ctx, pid_t tid,
+		   void (*fn)(const char *fd, const char *target, size_t len,
+			      void *arg),
+		   void *arg);
 };
 
 extern const struct corral_sys sys_real;

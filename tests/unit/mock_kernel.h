@@ -467,6 +467,24 @@ static pid_t m_parent(void *ctx)
 	return ((struct mock *)ctx)->ppid;
 }
 
+/* A snapshot's view of a member: a directory and two descriptors. */
+static char *m_cwd(void *ctx, pid_t tid)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "/w/%d", tid);
+	return strdup(b);
+}
+
+static int m_fds(void *ctx, pid_t tid,
+		 void (*fn)(const char *fd, const char *target, size_t len,
+			    void *arg),
+		 void *arg)
+{
+	fn("0", "/dev/null", 9, arg);
+	fn("1", "pipe:[7]", 8, arg);
+	return 0;
+}
+
 static void mock_init(struct mock *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -491,6 +509,8 @@ static void mock_init(struct mock *m)
 		.pgid = m_pgid,
 		.read_mem = m_read_mem,
 		.parent = m_parent,
+		.cwd = m_cwd,
+		.fds = m_fds,
 	};
 	m->ppid = 50; /* the shell that started corral */
 }

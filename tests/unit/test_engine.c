@@ -521,6 +521,31 @@ static void test_snapshots_coalesced(void **state)
 	mock_free(c);
 }
 
+/*
+ * What a snapshot says of each member comes through the seam (the mock's
+ * cwd and descriptors here), not from this machine's /proc.
+ */
+static void test_snapshot_through_the_seam(void **state)
+{
+	struct corral *c = started();
+	M.fake_clock = true;
+	M.clock = 10;
+	c->t0 = 0;
+	snapshot_request(c, false);
+	char *j = mock_journal(c);
+	char *snap = strstr(j, "\"event\":\"snapshot\"");
+	assert_non_null(snap);
+	char *eol = strchr(snap, '\n');
+	assert_non_null(eol);
+	*eol = 0;
+	assert_non_null(strstr(snap, "\"pid\":100,"));
+	assert_non_null(strstr(snap, "\"cwd\":\"/w/100\""));
+	assert_non_null(strstr(
+		snap, "\"fds\":{\"0\":\"/dev/null\",\"1\":\"pipe:[7]\"}"));
+	free(j);
+	mock_free(c);
+}
+
 /* An end requested at t=100 with a 2 s grace, no stacks. */
 static struct corral *grace_requested(void)
 {
@@ -705,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_resume_keeps_the_ending),
 		cmocka_unit_test(test_snapshot_keeps_the_ending),
 		cmocka_unit_test(test_snapshots_coalesced),
+		cmocka_unit_test(test_snapshot_through_the_seam),
 		cmocka_unit_test(test_batch_bounded_by_count),
 		cmocka_unit_test(test_batch_bounded_by_time),
 		cmocka_unit_test(test_max_procs),
