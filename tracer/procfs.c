@@ -111,15 +111,21 @@ int procfs_argv(pid_t tid, char **block, char ***argvp)
 	return 0;
 }
 
-char *procfs_exe(pid_t tid)
+/* The target of the link /proc/tid/<what>, malloc'd; NULL on failure. */
+static char *read_link(pid_t tid, const char *what)
 {
 	char path[64], buf[4096];
-	proc_path(path, tid, "exe");
+	proc_path(path, tid, what);
 	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return NULL;
 	buf[n] = 0;
 	return strdup(buf);
+}
+
+char *procfs_exe(pid_t tid)
+{
+	return read_link(tid, "exe");
 }
 
 void procfs_warm(pid_t tid)
@@ -133,13 +139,7 @@ void procfs_warm(pid_t tid)
 
 char *procfs_cwd(pid_t tid)
 {
-	char path[64], buf[4096];
-	proc_path(path, tid, "cwd");
-	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return NULL;
-	buf[n] = 0;
-	return strdup(buf);
+	return read_link(tid, "cwd");
 }
 
 int procfs_fds(pid_t tid,
