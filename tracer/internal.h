@@ -230,8 +230,8 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
 /*
  * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
  * serving the pty, the live socket and the journal meanwhile; a signalfd
- * found readable is noted (c->sigs_unread) and read by the drain after
- * its first statuses, or by the loop (waiter_read_signals).
+ * found readable is noted (c->sigs_unread) and read by the next drain,
+ * after its first statuses (waiter_read_signals).
  */
 void waiter_sleep(struct corral *c, double timeout);
 /*

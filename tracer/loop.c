@@ -166,7 +166,6 @@ int corral_step(struct corral *c, int timeout_ms)
 		finish(c);
 		return 0;
 	}
-	waiter_read_signals(c); /* if the drain did not (PH_DONE) */
 	act_on_signals(c);
 	if (c->end_request) { /* asked for from a callback */
 		enum corral_reason why = c->end_request;

@@ -147,7 +147,7 @@ int procfs_fds(pid_t tid,
 			  void *arg),
 	       void *arg)
 {
-	char dir[64], link[384], target[4096];
+	char dir[64], target[4096];
 	proc_path(dir, tid, "fd");
 	DIR *d = opendir(dir);
 	if (!d)
@@ -155,8 +155,8 @@ int procfs_fds(pid_t tid,
 	for (struct dirent *e; (e = readdir(d));) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
-		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		ssize_t n = readlinkat(dirfd(d), e->d_name, target,
+				       sizeof(target) - 1);
 		if (n < 0)
 			continue; /* closed meanwhile */
 		target[n] = 0;

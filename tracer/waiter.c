@@ -185,8 +185,9 @@ out:
 
 pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w)
 {
-	struct rusage *rp =
-		want_rusage(c, table_find(&c->tab, tid)) ? &w->ru : NULL;
+	/* tid -1 (the drain's first statuses): no record to look up. */
+	struct task *t = tid > 0 ? table_find(&c->tab, tid) : NULL;
+	struct rusage *rp = want_rusage(c, t) ? &w->ru : NULL;
 	pid_t r = c->sys->waitpid(c->sys->ctx, tid, &w->status,
 				  __WALL | WNOHANG, rp);
 	w->pid = r;
