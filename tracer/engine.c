@@ -511,22 +511,32 @@ int engine_drain(struct corral *c, bool block)
 	/*
 	 * Woken by the signalfd: the first statuses the kernel has (up to
 	 * ENGINE_EAGER_MAX) are each handled (the task resumed) as soon as
-	 * taken, and the signalfd is read and the batch collected after them.
-	 * In the usual sequential case (one task stopped, or a parent at its
-	 * fork and the child at its first stop, the rest waiting for them)
-	 * the read and the waitpid that finds the queue empty are then no
-	 * longer between a stop and its resume. Nothing is missed: the
-	 * signalfd is read before the waitpid that ends the batch, so a
-	 * status that comes after that read raises a SIGCHLD the next sleep
-	 * sees. Bounded, so that a task that stops again at once cannot keep
-	 * the others from their turn: they are all in the batch.
+	 * taken, and the signalfd is read right after the first of them, so
+	 * that neither the read nor a waitpid that finds the queue empty is
+	 * between the first stop of a wake-up and its resume. Nothing is
+	 * missed: a status that comes after the read raises a SIGCHLD the
+	 * next sleep sees, and one that came before it is found by a
+	 * waitpid made after it. So when an eager take made after the read
+	 * finds the queue empty, the round is complete (the usual sequential
+	 * case: one stop, one resume, one read, one empty waitpid) and no
+	 * batch is collected. Bounded, so that a task that stops again at
+	 * once cannot keep the others from their turn: past the bound the
+	 * rest are taken as a batch.
 	 */
 	int first = 0;
 	if (c->sigs_unread) {
 		struct waited w;
-		while (first < ENGINE_EAGER_MAX && waiter_take(c, -1, &w) > 0) {
+		pid_t r = 0;
+		while (first < ENGINE_EAGER_MAX &&
+		       (r = waiter_take(c, -1, &w)) > 0) {
 			engine_handle_waited(c, &w);
 			first++;
+			waiter_read_signals(c); /* once: after the first */
+		}
+		/* The read came before the take that found nothing. */
+		if (r == 0 && first > 0) {
+			c->queue_empty = true;
+			return first;
 		}
 		waiter_read_signals(c);
 	}

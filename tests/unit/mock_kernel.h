@@ -32,6 +32,7 @@
 #define MOCK_UNWIND  0x7fff0001
 #define MOCK_WARM    0x7fff0002 /* sys->warm(tid) */
 #define MOCK_READSIG 0x7fff0003 /* sys->read_signals() */
+#define MOCK_EMPTY   0x7fff0004 /* a waitpid(-1) that found nothing */
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -248,6 +249,8 @@ static pid_t m_waitpid(void *ctx, pid_t pid, int *status, int options,
 	}
 	/* The script is over: either nothing yet, or no tracee left. */
 	bool more = m->ntasks ? mock_any_alive(m) : m->more;
+	if (pid <= 0 && m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] = (struct mcall){MOCK_EMPTY, 0, 0};
 	return (more && (options & WNOHANG)) ? 0 : -ECHILD;
 }
 

@@ -375,10 +375,10 @@ static int call_at(int from, int req, pid_t pid)
 
 /*
  * A wake-up with more statuses than are handled at once: the first
- * ENGINE_EAGER_MAX tasks are each resumed as soon as taken, before the
- * signalfd is read (and before the waitpid that finds the queue empty);
- * the rest are taken after that read: a SIGCHLD raised after the read
- * would wake the next sleep, so nothing can be missed.
+ * ENGINE_EAGER_MAX tasks are each resumed as soon as taken, the first of
+ * them before the signalfd is read; the rest are taken as a batch after
+ * that read: a SIGCHLD raised after the read would wake the next sleep,
+ * so nothing can be missed.
  */
 static void test_first_statuses_resumed_before_signal_read(void **state)
 {
@@ -397,18 +397,57 @@ static void test_first_statuses_resumed_before_signal_read(void **state)
 	assert_int_equal(corral_step(c, 0), 1);
 	int read = call_at(mark, MOCK_READSIG, 0);
 	assert_true(read >= 0);
+	assert_int_equal(mock_count(&M, mark, MOCK_READSIG, 0, -1), 1);
+	int prev = mark - 1;
 	for (int i = 0; i < n; i++) {
 		int at = call_at(mark, PTRACE_CONT, 101 + i);
-		assert_true(at >= 0);
+		assert_true(at > prev); /* in the kernel's order */
+		prev = at;
 		assert_int_equal(M.calls[at].data, SIGCHLD);
-		if (i < ENGINE_EAGER_MAX)
+		if (i == 0)
 			assert_true(at < read);
 		else
 			assert_true(at > read);
 	}
 	/* Every status, one empty waitpid: nothing more than a batch. */
 	assert_int_equal(M.nwait_any - any, n + 1);
+	assert_int_equal(mock_count(&M, mark, MOCK_EMPTY, 0, -1), 1);
 	assert_true(c->drained);
+	mock_free(c);
+}
+
+/*
+ * The sequential case (one stop, nothing else): the task is resumed, then
+ * the signalfd is read, then one waitpid finds the queue empty and the
+ * round ends there: no second empty waitpid for a batch. Were the read
+ * after that waitpid, a status between the two would be missed (its
+ * SIGCHLD read and gone); the order is the proof.
+ */
+static void test_single_status_one_empty_waitpid(void **state)
+{
+	struct corral *c = started();
+	c->sigfd = -1;
+	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
+	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
+	mock_wait(&M, 101, ST_STOP(SIGCHLD, 0));
+	M.more = true;
+	c->drained = true;
+	int mark = M.ncalls, any = M.nwait_any;
+	assert_int_equal(corral_step(c, 0), 1);
+	int cont = call_at(mark, PTRACE_CONT, 101);
+	int read = call_at(mark, MOCK_READSIG, 0);
+	int empty = call_at(mark, MOCK_EMPTY, 0);
+	assert_true(cont >= 0 && read >= 0 && empty >= 0);
+	assert_true(cont < read);
+	assert_true(read < empty);
+	assert_int_equal(M.nwait_any - any, 2);
+	assert_int_equal(mock_count(&M, mark, MOCK_EMPTY, 0, -1), 1);
+	assert_true(c->drained);
+	/* And a status that comes next is taken by the next round. */
+	mock_wait(&M, 101, ST_STOP(SIGCHLD, 0));
+	mark = M.ncalls;
+	assert_int_equal(corral_step(c, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, SIGCHLD), 1);
 	mock_free(c);
 }
 
@@ -736,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_max_procs),
 		cmocka_unit_test(test_new_process_warmed_when_idle),
 		cmocka_unit_test(test_first_statuses_resumed_before_signal_read),
+		cmocka_unit_test(test_single_status_one_empty_waitpid),
 		cmocka_unit_test(test_crash_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
