@@ -1,25 +1,144 @@
 /*
  * floor - the cheapest ptrace supervisor that still sees every new task.
  *
- *   floor COMMAND [ARG...]
+ *   floor [-j FILE [-s SKIP]] COMMAND [ARG...]
  *
  * It is the floor corral's overhead is measured against: the same kernel
  * mechanism (PTRACE_SEIZE with fork/vfork/clone/exec events, auto-attach of
  * every child) and nothing else: no tree, no journal, no bookkeeping, one
  * PTRACE_CONT per stop. Whatever corral costs above this is corral's own.
  *
+ * With -j FILE it is the floor of a journal that keeps corral's promises
+ * (docs/journal.md): the kernel calls such a journal cannot do without,
+ * and nothing else. At an exec stop, the executable (readlink of
+ * /proc/PID/exe) and the argv from the new image's stack (the stack
+ * pointer from PTRACE_GET_SYSCALL_INFO, then two process_vm_readv: argc
+ * and the pointers, then the strings); the child's pid at a fork/clone
+ * (PTRACE_GETEVENTMSG); the resource use of an ending task (wait4's
+ * rusage); and one write() of a line, before the task is resumed, for
+ * every event that resumes one (fork, exec, signal). An exit's line
+ * resumes nobody and goes out with the next write. No table, no JSON
+ * escaping, no digest chain, no end-of-run check: corral -j's cost above
+ * this one is its own code's, and this one's above the plain floor is
+ * what the promises cost on this machine (docs/bench.md, "The journal").
+ *
  * Exits with COMMAND's status (128+N if it was killed by signal N).
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "bench.h"
 
+/* The journal floor's line, and an exit line waiting for the next write. */
+static int jfd = -1;
+/*
+ * -s exe,argv,write,rusage,warm (after -j) leaves those calls out, to see
+ * what each of them costs (docs/bench.md): a measuring aid, not a journal.
+ */
+static const char *skip = "";
+#define SKIP(what) (strstr(skip, what) != NULL)
+static char line[16384];
+static size_t held;
+
+static void put_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line + held, sizeof(line) - held, fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(line) - held)
+		held += (size_t)n;
+}
+
+static void write_lines(void)
+{
+	if (SKIP("write"))
+		held = 0;
+	if (held && write(jfd, line, held) != (ssize_t)held)
+		die("write");
+	held = 0;
+}
+
+static ssize_t readlink_proc(pid_t pid, char *buf, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return readlink(path, buf, n);
+}
+
+/*
+ * As corral does while idle: look up /proc/PID/exe of a new task once it
+ * runs, so that the readlink at its exec finds the entries made.
+ */
+static void warm(pid_t pid)
+{
+	char path[64];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	(void)fstatat(AT_FDCWD, path, &sb, AT_SYMLINK_NOFOLLOW);
+}
+
+static ssize_t peek(pid_t pid, uintptr_t at, void *to, size_t n)
+{
+	struct iovec l = {.iov_base = to, .iov_len = n};
+	struct iovec r = {.iov_base = (void *)at, .iov_len = n};
+	return process_vm_readv(pid, &l, 1, &r, 1, 0);
+}
+
+/* What an exec line needs: the executable and the argv, read now. */
+static void exec_line(pid_t pid)
+{
+	char exe[4096], args[8192];
+	ssize_t n = SKIP("exe") ? 0 : readlink_proc(pid, exe, sizeof(exe));
+	struct __ptrace_syscall_info si;
+	uint64_t w[128];
+	size_t len = 0;
+	if (!SKIP("argv") &&
+	    syscall(SYS_ptrace, PTRACE_GET_SYSCALL_INFO, pid,
+		    (void *)sizeof(si), &si) > 0 &&
+	    peek(pid, si.stack_pointer, w, sizeof(w)) > 16) {
+		uint64_t argc = w[0];
+		if (argc + 2 < 128 && w[argc + 2] > w[1] &&
+		    w[argc + 2] - w[1] < sizeof(args)) {
+			len = w[argc + 2] - w[1];
+			if (peek(pid, w[1], args, len) != (ssize_t)len)
+				len = 0;
+		}
+	}
+	for (size_t i = 0; i < len; i++)
+		if (!args[i])
+			args[i] = ' ';
+	put_line("{\"event\":\"exec\",\"pid\":%d,\"path\":\"%.*s\","
+		 "\"argv\":\"%.*s\"}\n",
+		 pid, (int)(n > 0 ? n : 0), exe, (int)len, args);
+	write_lines();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "-j")) {
+		jfd = open(argv[2],
+			   O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+			   0600);
+		if (jfd < 0)
+			die("open %s", argv[2]);
+		argv += 2;
+		argc -= 2;
+		if (argc > 2 && !strcmp(argv[1], "-s")) {
+			skip = argv[2];
+			argv += 2;
+			argc -= 2;
+		}
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: floor COMMAND [ARG...]\n");
+		fprintf(stderr,
+			"usage: floor [-j FILE [-s SKIP]] COMMAND [ARG...]\n");
 		return 2;
 	}
 
@@ -58,7 +177,9 @@ int main(int argc, char **argv)
 	int root_status = 0;
 	for (;;) {
 		int st;
-		pid_t pid = waitpid(-1, &st, __WALL);
+		struct rusage ru = {0};
+		pid_t pid = wait4(-1, &st, __WALL,
+				  jfd >= 0 && !SKIP("rusage") ? &ru : NULL);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -69,6 +190,13 @@ int main(int argc, char **argv)
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			if (pid == child)
 				root_status = st;
+			if (jfd >= 0)
+				put_line("{\"event\":\"exit\",\"pid\":%d,"
+					 "\"status\":%d,\"cpu_user\":%ld.%06ld,"
+					 "\"max_rss\":%ld}\n",
+					 pid, st, (long)ru.ru_utime.tv_sec,
+					 (long)ru.ru_utime.tv_usec,
+					 ru.ru_maxrss);
 			continue;
 		}
 		if (!WIFSTOPPED(st))
@@ -92,13 +220,33 @@ int main(int argc, char **argv)
 		} else if (event == 0) {
 			/* Signal-delivery-stop: deliver it unchanged. */
 			inject = sig;
+			if (jfd >= 0) {
+				put_line("{\"event\":\"signal\",\"pid\":%d,"
+					 "\"signo\":%d}\n",
+					 pid, sig);
+				write_lines();
+			}
+		} else if (jfd >= 0 && event == PTRACE_EVENT_EXEC) {
+			exec_line(pid);
+		} else if (jfd >= 0) { /* fork, vfork, clone */
+			unsigned long newpid = 0;
+			ptrace(PTRACE_GETEVENTMSG, pid, 0, &newpid);
+			put_line("{\"event\":\"fork\",\"pid\":%lu,"
+				 "\"ppid\":%d}\n",
+				 newpid, pid);
+			write_lines();
 		}
-		/* fork/vfork/clone/exec events: just continue. */
+		/* Without -j, fork/vfork/clone/exec events: just continue. */
 
 		/* ESRCH: the tracee was killed meanwhile; nothing to do. */
 		ptrace(req, pid, 0, inject);
+		if (jfd >= 0 && event == PTRACE_EVENT_STOP && sig == SIGTRAP &&
+		    !SKIP("warm"))
+			warm(pid); /* a new task's first stop */
 	}
 
+	if (jfd >= 0)
+		write_lines();
 	if (WIFSIGNALED(root_status))
 		return 128 + WTERMSIG(root_status);
 	return WEXITSTATUS(root_status);
