@@ -165,6 +165,8 @@ void journal_close(struct corral *c);
 /* The loop: wake up to write a queued line (0 or 1 pollfd); write it. */
 int journal_pollfd(struct corral *c, struct pollfd *p);
 void journal_flush(struct corral *c);
+/* Seconds until the journal's waiting exit lines are due; -1: none. */
+double journal_later_due(const struct corral *c);
 /* journal_strict and a line was lost since the last call: true once. */
 bool journal_take_loss(struct corral *c);
 

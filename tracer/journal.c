@@ -87,6 +87,11 @@ void journal_flush(struct corral *c)
 		jsink_flush(&c->journal->sink);
 }
 
+double journal_later_due(const struct corral *c)
+{
+	return c->journal ? jsink_later_due(&c->journal->sink) : -1;
+}
+
 bool journal_take_loss(struct corral *c)
 {
 	struct journal *j = c->journal;
@@ -402,8 +407,8 @@ void journal_event(struct corral *c, const struct corral_event *ev)
 		j->sink.loss = true;
 	} else {
 		/*
-		 * An exit resumes nobody: its line may wait for the next line
-		 * or for the loop's sleep (one write fewer per process).
+		 * An exit resumes nobody: its line may wait for the next line,
+		 * or JSINK_LATER (one write fewer per process).
 		 */
 		jsink_put(&j->sink, b->p, b->len, ev->type == CORRAL_EV_EXIT);
 	}

@@ -59,21 +59,35 @@ struct jsink {
 	const char *path; /* NULL for a descriptor given as is */
 	struct jsum *sum; /* regular files: what went out, hashed */
 	unsigned long long wbytes;
+	/* CLOCK_MONOTONIC when the queue, then empty, got a later line;
+	 * 0: nothing waits that may wait (jsink_later_due). */
+	double later_at;
 };
+
+/*
+ * How long a later line (an exit: it resumes nobody) may wait for the
+ * next line to ride with, when the loop has nothing else to do: one
+ * write fewer per process on a tree that forks and reaps in turn, and a
+ * corral killed meanwhile loses at most this much of such lines.
+ */
+#define JSINK_LATER 0.010
 
 int jsink_open(struct jsink *s, const struct corral_config *cfg, char *err,
 	       size_t errlen);
 void jsink_close(struct jsink *s);
 /*
  * Queue one whole line (ending in '\n') and, unless later, write what the
- * sink takes. A later line waits for the next line written now, or for
- * jsink_flush() (the loop calls it before it sleeps).
+ * sink takes. A later line waits for the next line written now, or until
+ * it is due (JSINK_LATER after the first of them; the loop's sleep ends
+ * then: jsink_later_due), or for jsink_flush().
  */
 void jsink_put(struct jsink *s, const char *line, size_t n, bool later);
 /* Write what the sink takes now, without waiting. */
 void jsink_flush(struct jsink *s);
-/* Write what waits (later lines included); then a pollfd when the loop
- * should wake up to write more: 0 or 1. */
+/* Seconds until later lines must be written (0: now); -1: none waits. */
+double jsink_later_due(const struct jsink *s);
+/* Write what waits (later lines once they are due); then a pollfd when
+ * the loop should wake up to write more: 0 or 1. */
 int jsink_pollfd(struct jsink *s, struct pollfd *p);
 /*
  * The end: write what is queued, waiting up to bound seconds for a slow

@@ -324,8 +324,10 @@ void jsink_flush(struct jsink *s)
 		}
 		s->head += done;
 		s->partial = torn != 0;
-		if (s->head == s->len)
+		if (s->head == s->len) {
 			s->head = s->len = 0;
+			s->later_at = 0;
+		}
 		if (done < n && s->kind == JS_FILE) {
 			/* Short: the next write would say why; at the next line. */
 			if (!s->said)
@@ -334,6 +336,13 @@ void jsink_flush(struct jsink *s)
 			return;
 		}
 	}
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void jsink_put(struct jsink *s, const char *line, size_t n, bool later)
@@ -378,17 +387,34 @@ void jsink_put(struct jsink *s, const char *line, size_t n, bool later)
 			return;
 		}
 	}
+	/* Only a queue of nothing but later lines may wait (for them). */
+	if (!later)
+		s->later_at = 0;
+	else if (!s->later_at && s->head == s->len)
+		s->later_at = mono();
 	memcpy(s->q + s->len, line, n);
 	s->len += n;
 	if (!later)
 		jsink_flush(s);
 }
 
+double jsink_later_due(const struct jsink *s)
+{
+	if (!s->later_at || s->fd < 0 || s->head == s->len)
+		return -1;
+	double w = s->later_at + JSINK_LATER - mono();
+	return w > 0 ? w : 0;
+}
+
 int jsink_pollfd(struct jsink *s, struct pollfd *p)
 {
-	/* Lines that waited (exits); a regular file after an error waits
-	 * for the next line: retrying before every sleep would spin. */
-	if (s->fd >= 0 && s->head < s->len && !s->wait_out && !s->errors)
+	/*
+	 * Lines that waited: later ones (exits) once they are due, others
+	 * now; a regular file after an error waits for the next line:
+	 * retrying before every sleep would spin.
+	 */
+	if (s->fd >= 0 && s->head < s->len && !s->wait_out && !s->errors &&
+	    jsink_later_due(s) <= 0)
 		jsink_flush(s);
 	if (s->fd < 0 || s->dead || !s->wait_out || s->head == s->len)
 		return 0;
@@ -396,13 +422,6 @@ int jsink_pollfd(struct jsink *s, struct pollfd *p)
 	p->events = POLLOUT;
 	p->revents = 0;
 	return 1;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A signal other than SIGCHLD is waiting in sigfd (read and dropped). */

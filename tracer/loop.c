@@ -116,6 +116,10 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 {
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
 	double now = run_time(c), due[3];
+	/* Exit lines waiting for company go out when due (jsink.c). */
+	double later = journal_later_due(c);
+	if (later >= 0 && (wait < 0 || later < wait))
+		wait = later;
 	int n = 0;
 	/* The deadlines check_deadlines() acts on in this phase, no other:
 	 * a timeout already acted on must not wake the loop in its grace. */

@@ -170,18 +170,44 @@ static void test_long_line_in_parts(void **state)
 	rig_close(&r);
 }
 
+/*
+ * A later line (an exit) waits for the next line, which takes it along in
+ * order, or until it is due: the loop's sleep before then leaves it
+ * queued and says how long it may sleep; once due, the sleep writes it.
+ */
 static void test_later_waits_for_flush(void **state)
 {
 	struct rig r;
 	rig_open(&r, 1 << 20);
-	char *a = line(1, 80);
+	char *a = line(1, 80), *b = line(2, 80);
+	struct pollfd p;
+
+	/* Rides with the next line. */
+	assert_true(jsink_later_due(&r.s) == -1);
 	jsink_put(&r.s, a, strlen(a), true);
 	assert_int_equal(rig_read(&r), 0); /* not written yet */
-	struct pollfd p;
-	assert_int_equal(jsink_pollfd(&r.s, &p), 0); /* ...now it is */
+	double due = jsink_later_due(&r.s);
+	assert_true(due > 0 && due <= JSINK_LATER);
+	assert_int_equal(jsink_pollfd(&r.s, &p), 0); /* not due: waits */
+	assert_int_equal(rig_read(&r), 0);
+	jsink_put(&r.s, b, strlen(b), false);
 	assert_int_equal(rig_read(&r), 1);
-	assert_string_equal(r.got, a);
+	assert_int_equal(r.ngot, strlen(a) + strlen(b));
+	assert_memory_equal(r.got, a, strlen(a));
+	assert_memory_equal(r.got + strlen(a), b, strlen(b));
+	assert_int_equal(r.s.written, 2);
+	assert_true(jsink_later_due(&r.s) == -1);
+
+	/* Nothing else comes: written by the sleep once due. */
+	jsink_put(&r.s, a, strlen(a), true);
+	r.s.later_at -= JSINK_LATER; /* the time has passed */
+	assert_true(jsink_later_due(&r.s) == 0);
+	assert_int_equal(jsink_pollfd(&r.s, &p), 0);
+	assert_int_equal(rig_read(&r), 1);
+	assert_int_equal(r.s.written, 3);
+	assert_true(jsink_later_due(&r.s) == -1);
 	free(a);
+	free(b);
 	rig_close(&r);
 }
 
