@@ -206,4 +206,37 @@ exec {R}<&-
 jlines_ok "$T/pipe.out" "the FIFO's copy"
 tail -n 1 "$T/pipe.out" | grep -q '"event":"end"' || fail "the FIFO got no end line"
 
+RUN_LABEL="an exit line goes out while the run goes on"
+# A thread's exit resumes nobody and nothing follows it here (no SIGCHLD,
+# the process then sleeps): its line waits for company at most JSINK_LATER
+# (10 ms), then the loop wakes up to write it; it must not wait for the end.
+start -- "$CORRAL" run -q -j "$T/due.jsonl" -- python3 -c '
+import threading, time
+t = threading.Thread(target=lambda: None)
+t.start()
+t.join()
+print("READY", flush=True)
+time.sleep(1000)'
+if await '^READY$' 30; then
+	python3 - "$T/due.jsonl" <<'EOF2' || fail "the thread's exit line was not written within 10 s while the run went on"
+import json, sys, time
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    with open(sys.argv[1]) as f:
+        ev = [json.loads(l) for l in f if l.endswith('\n')]
+    tids = {e['pid'] for e in ev if e['event'] == 'thread'}
+    if any(e['event'] == 'exit' and e['pid'] in tids for e in ev):
+        sys.exit(0)
+    time.sleep(0.02)
+sys.exit(1)
+EOF2
+fi
+kill -TERM "$PID"
+finish 30
+expect_rc 143 "SIGTERM"
+end_run
+jlines_ok "$T/due.jsonl" "the journal"
+tid=$(jq -r 'select(.event == "thread") | .pid' "$T/due.jsonl")
+expect_eq "$(jq -c "select(.event == \"exit\" and .pid == $tid)" "$T/due.jsonl" | wc -l)" 1 "the thread's exit line, once"
+
 done_test
