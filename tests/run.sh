@@ -11,8 +11,9 @@
 #
 # As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
 # test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
-# (tests/integration/adv_*.sh), and journal_argv.sh (an execute-only binary
-# is not readable by an unprivileged tracer) run a second time as that user
+# (tests/integration/adv_*.sh), journal_argv.sh (an execute-only binary
+# is not readable by an unprivileged tracer) and journal_sink.sh (a stalled
+# reader, a lost exit line) run a second time as that user
 # (runuser), for the unprivileged path. The build tree and tests must be
 # readable by it.
 #
@@ -117,7 +118,8 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 	fi
 	if [ "$mode" != unit ]; then
 		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh \
-			"$ROOT"/tests/integration/journal_argv.sh; do
+			"$ROOT"/tests/integration/journal_argv.sh \
+			"$ROOT"/tests/integration/journal_sink.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi
