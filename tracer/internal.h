@@ -233,7 +233,7 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
  * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
  * serving the pty, the live socket and the journal meanwhile; a signalfd
  * found readable is noted (c->sigs_unread) and read by the next drain,
- * after its first statuses (waiter_read_signals).
+ * after its first status (waiter_read_signals).
  */
 void waiter_sleep(struct corral *c, double timeout);
 /*

@@ -27,7 +27,7 @@
  *
  * And the sleep between batches (waiter_sleep): ppoll() on the signalfd
  * (SIGCHLD: the kernel may have news; the signals corral acts on are read,
- * by waiter_read_signals() once the drain's first statuses are handled,
+ * by waiter_read_signals() once the drain has handled its first status,
  * and noted, not acted on) and on the descriptors that must be served even
  * while a stop-all or kill-all waits (the pty relay, the live socket, a
  * stalled journal reader). Serving them is I/O only: what they ask for
@@ -279,7 +279,7 @@ void waiter_sleep(struct corral *c, double timeout)
 		pty_relay(c, pfd + 1, npty);
 	if (nlive)
 		live_io(c, pfd + 1 + npty);
-	/* Read by the drain, after its first statuses (engine_drain). */
+	/* Read by the drain, after its first status (engine_drain). */
 	if (pfd[0].revents)
 		c->sigs_unread = true;
 }
