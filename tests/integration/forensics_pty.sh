@@ -53,7 +53,7 @@ end_run
 # ------------------------------------------------ 3. window size
 RUN_LABEL="window size"
 if [ ! -x "$PY" ]; then
-	note "no $PY: window size not checked"
+	skip_part "no $PY: window size not checked"
 else
 	cat >"$T/ptyrun.py" <<'PY'
 # ptyrun.py CORRAL JOURNAL: corral --pty on a pty of our own, sizes checked.

@@ -161,7 +161,7 @@ if command -v objdump >/dev/null; then
 	done
 	readelf -S "$HANG" | grep -q '\.eh_frame ' || fail "stack_hang has no .eh_frame"
 else
-	note "no objdump: relying on the Makefile's -fomit-frame-pointer for the fixtures"
+	skip_part "no objdump: relying on the Makefile's -fomit-frame-pointer for the fixtures"
 fi
 
 # ------------------------------------------------ 5. exit-left, never

@@ -175,7 +175,7 @@ if [ "$(id -u)" = 0 ] && mkdir "$T/mnt" && mount -t tmpfs -o size=16k tmpfs "$T/
 	end_run
 	umount "$T/mnt"
 else
-	note "not root or no tmpfs: full filesystem not tested"
+	skip_part "not root or no tmpfs: full filesystem not tested"
 fi
 
 RUN_LABEL="/dev/fd/N opened for append"

@@ -51,9 +51,19 @@ fail() {
 
 note() { echo "[$TEST_NAME${RUN_LABEL:+ / $RUN_LABEL}] $*" >&2; }
 
+# skip_test REASON: the machine lacks what the whole test needs (found by a
+# probe that runs the thing, not by guessing): say so and exit 77, which
+# tests/run.sh counts as skipped and lists with REASON. Never a way to pass:
+# .ci/run fails when a core capability's test is skipped (.ci/must-not-skip).
 skip_test() {
 	echo "SKIP [$TEST_NAME]: $*" >&2
-	exit 0
+	exit 77
+}
+
+# skip_part REASON: one part of the test cannot run here (the rest does);
+# the test goes on and tests/run.sh lists the line with the skips.
+skip_part() {
+	echo "SKIP [$TEST_NAME / ${RUN_LABEL:-part}]: $*" >&2
 }
 
 # Print the stdout/stderr of the last run (after a failure).

@@ -39,7 +39,7 @@ finish 60
 expect_rc 143 "SIGTERM after the execs"
 end_run
 else
-	note "ASan build: the peak RSS bound (part 1) is not measured"
+	skip_part "ASan build: the peak RSS bound (part 1) is not measured"
 fi
 
 # 2. the whole argv is in the journal
@@ -55,7 +55,7 @@ fi
 
 # 3. out of memory while reading argv: the end line is not lost
 if $asan; then
-	note "ASan build: the address-space limit (part 3) is not tried"
+	skip_part "ASan build: the address-space limit (part 3) is not tried"
 	done_test
 fi
 RUN_LABEL="allocation failure"

@@ -117,17 +117,17 @@ if [ "$(id -u)" = 0 ] && [ "$(stat -f -c %T "$PIDS" 2>/dev/null)" = cgroupfs ] &
 	rmdir "$pc" 2>/dev/null || { sleep 0.5; rmdir "$pc" 2>/dev/null; } || note "cannot remove $pc"
 	RUN_LABEL=
 else
-	note "no writable cgroup v1 pids hierarchy (or not root): the pids-limit case is skipped"
+	skip_part "no writable cgroup v1 pids hierarchy (or not root): the pids-limit case is skipped"
 fi
 
 # --- a setuid bwrap --------------------------------------------------------
 BWRAP=$(command -v bwrap)
 if [ -z "$BWRAP" ]; then
-	note "no bwrap installed: setuid cases skipped"
+	skip_part "no bwrap installed: setuid cases skipped"
 	done_test
 fi
 if ! "$CORRAL" probe >"$T/probe" 2>&1; then
-	note "the sandbox is not usable here, setuid cases skipped: $(tr '\n' ' ' <"$T/probe")"
+	skip_part "the sandbox is not usable here, setuid cases skipped: $(tr '\n' ' ' <"$T/probe")"
 	done_test
 fi
 
@@ -175,7 +175,7 @@ if [ "$(id -u)" = 0 ]; then
 	if [ -n "$u" ]; then
 		setuid_run "setuid-root bwrap run by $u" "$T/suid" runuser -u "$u" --
 	else
-		note "no unprivileged user can run $CORRAL_ABS: setuid-root case as non-root skipped"
+		skip_part "no unprivileged user can run $CORRAL_ABS: setuid-root case as non-root skipped"
 	fi
 fi
 

@@ -5,7 +5,9 @@
  * process) and runs its checks; a failing check _exits with its line
  * number, so the parent's assertion names it. The test process is a child
  * subreaper: whatever a child leaves behind comes back to it, and every
- * test ends by checking that no child of ours is left.
+ * test ends by checking that no child of ours is left. Children come from
+ * test_fork() (child.h): a crash kills them, they never return into
+ * cmocka's runner.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -32,7 +35,9 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "child.h"
 #include "filter.h"
+#include "skip.h"
 #include "sys.h"
 
 /* In the child: a failed check exits with its line. */
@@ -99,16 +104,55 @@ static int try_setsid(void)
 }
 
 #ifdef __x86_64__
-/* i386 clone (nr 120) through int 0x80 from 64-bit code. */
-static long int80_clone(unsigned long flags)
+/* i386 system call nr through int 0x80 from 64-bit code. */
+static long int80(long nr, unsigned long a1)
 {
 	long ret;
 	__asm__ volatile("int $0x80"
 			 : "=a"(ret)
-			 : "0"(120L), "b"(flags), "c"(0L), "d"(0L), "S"(0L),
-			   "D"(0L)
+			 : "0"(nr), "b"(a1), "c"(0L), "d"(0L), "S"(0L), "D"(0L)
 			 : "memory", "r8", "r9", "r10", "r11");
 	return ret;
+}
+
+/*
+ * Whether this kernel runs i386 system calls, asked the way a program
+ * would: a child makes getpid (i386 nr 20) through int $0x80. Where 32-bit
+ * emulation is off (ia32_emulation=0, CONFIG_IA32_EMULATION=n), int $0x80
+ * raises SIGSEGV, which kills the child (test_fork: not cmocka's handler).
+ * TEST_PRETEND_NO_IA32=1 (tests only) takes the probe's answer as "off"
+ * after it ran, to exercise the skip path on a machine that has it.
+ * Returns NULL when it works, else why not.
+ */
+static const char *ia32_missing(void)
+{
+	static char why[128];
+	static int known = -1;
+	if (known < 0) {
+		pid_t p = test_fork();
+		assert_true(p >= 0);
+		if (p == 0)
+			_exit(int80(20, 0) == getpid() ? 0 : 1);
+		int st;
+		assert_int_equal(waitpid(p, &st, 0), p);
+		known = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (WIFSIGNALED(st))
+			snprintf(why, sizeof(why),
+				 "int $0x80 killed the probe (signal %d): "
+				 "no 32-bit emulation on this kernel",
+				 WTERMSIG(st));
+		else if (!known)
+			snprintf(why, sizeof(why),
+				 "int $0x80 getpid did not return the pid "
+				 "(status %#x)", st);
+		const char *pretend = getenv("TEST_PRETEND_NO_IA32");
+		if (known && pretend && *pretend == '1') {
+			known = 0;
+			snprintf(why, sizeof(why),
+				 "TEST_PRETEND_NO_IA32=1 (the probe passed)");
+		}
+	}
+	return known ? NULL : why;
 }
 #endif
 
@@ -120,12 +164,6 @@ static void child_off(void)
 	no_child(syscall(SYS_clone, CLONE_UNTRACED | CLONE_VM | CLONE_VFORK |
 					    SIGCHLD, 0, 0, 0, 0));
 	CHECK(errno == EPERM);
-#ifdef __x86_64__
-	/* The same through the i386 ABI: the filter covers it too. */
-	long r32 = int80_clone(CLONE_UNTRACED | SIGCHLD);
-	no_child(r32);
-	CHECK(r32 == -EPERM);
-#endif
 	struct clone_args ca;
 	memset(&ca, 0, sizeof(ca));
 	ca.exit_signal = SIGCHLD;
@@ -195,6 +233,20 @@ static void child_off(void)
 	_exit(0);
 }
 
+#ifdef __x86_64__
+/* CLONE_UNTRACED through the i386 ABI (clone is nr 120 there): the filter
+ * covers it too. */
+static void child_off_i386(void)
+{
+	long r32 = int80(120, CLONE_UNTRACED | SIGCHLD);
+	no_child(r32);
+	CHECK(r32 == -EPERM);
+	/* ...and an i386 call the filter has no business with still runs. */
+	CHECK(int80(20, 0) == getpid());
+	_exit(0);
+}
+#endif
+
 static void child_log_no_tracer(void)
 {
 	/* TRACE without a tracer: ENOSYS. */
@@ -241,7 +293,7 @@ static int run_filtered(enum corral_escape_mode mode, void (*body)(void))
 	struct sock_fprog prog;
 	assert_int_equal(filter_build(&p, &prog), 0);
 	assert_true(prog.len > 0);
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		/* Out of the supervisor's group: kill(0) must not reach it. */
@@ -276,6 +328,22 @@ static void test_off_mode(void **state)
 		fail_msg("child failed: status %#x (exit code = line %% 250 + 1)",
 			 st);
 	assert_no_child_left();
+}
+
+static void test_off_mode_i386(void **state)
+{
+#ifdef __x86_64__
+	const char *why = ia32_missing();
+	if (why)
+		skip_because("%s", why);
+	int st = run_filtered(CORRAL_ESCAPE_OFF, child_off_i386);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("child failed: status %#x (exit code = line %% 250 + 1)",
+			 st);
+	assert_no_child_left();
+#else
+	skip_because("no i386 ABI on this architecture");
+#endif
 }
 
 static void test_log_mode_without_tracer(void **state)
@@ -330,7 +398,7 @@ static void run_traced(enum traced_call what, bool deny,
 	assert_int_equal(filter_build(&p, &prog), 0);
 	assert_int_equal(pipe(go), 0);
 	assert_int_equal(pipe(back), 0);
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(go[1]);
@@ -474,6 +542,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_rejects_bad_params),
 		cmocka_unit_test(test_off_mode),
+		cmocka_unit_test(test_off_mode_i386),
 		cmocka_unit_test(test_log_mode_without_tracer),
 		cmocka_unit_test(test_traced_setsid_denied),
 		cmocka_unit_test(test_traced_setsid_allowed),

@@ -24,6 +24,8 @@
 #include "names.h"
 #include "writeall.h"
 
+#include "child.h"
+
 /* Everything arrives, in order, across many short writes (a pipe takes at
  * most its capacity at a time; the reader drains it between). */
 static void test_write_all_whole(void **state)
@@ -36,7 +38,7 @@ static void test_write_all_whole(void **state)
 	assert_non_null(got);
 	for (size_t i = 0; i < len; i++)
 		buf[i] = (char)(i * 7 + i / 251);
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);

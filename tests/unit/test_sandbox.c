@@ -30,7 +30,9 @@
 
 #include <cmocka.h>
 
+#include "child.h"
 #include "sandbox.h"
+#include "skip.h"
 
 #define PY "/usr/bin/python3"
 
@@ -374,7 +376,7 @@ static void test_policy_fd(void **state)
 	assert_int_equal(st.st_size % sizeof(struct sock_filter), 0);
 
 	/* Load it in a child (no bwrap) and see it answer. */
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		static struct sock_filter prog[4096];
@@ -645,21 +647,37 @@ static void test_argv_shape(void **state)
 
 /* ---- real sandboxes ---- */
 
-static void need_sandbox(void)
+/* Why a real sandbox cannot run here (sandbox_probe ran bwrap), or NULL. */
+static const char *sandbox_missing(void)
 {
+	static char why[512];
 	if (!probed) {
 		assert_int_equal(sandbox_probe(NULL, &probe), 0);
 		probed = true;
 	}
 	if (!probe.sandbox_ok) {
-		fprintf(stderr, "skipped: %s\n", probe.reason);
-		skip();
+		/* one line: the runner lists it */
+		snprintf(why, sizeof(why), "%s", probe.reason);
+		for (char *c = why; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		return why;
 	}
 	if (access(PY, X_OK) != 0) {
-		fprintf(stderr, "skipped: %s not found\n", PY);
-		skip();
+		snprintf(why, sizeof(why), "%s not found", PY);
+		return why;
 	}
+	return NULL;
 }
+
+/* A macro: skip_because names the case. */
+#define need_sandbox()                                                       \
+	do {                                                                 \
+		const char *why_ = sandbox_missing();                        \
+		if (why_)                                                    \
+			skip_because("the sandbox is not usable here: %s",   \
+				     why_);                                  \
+	} while (0)
 
 /*
  * Run cmd in the sandbox (bwrap with the built argv and policy, no
@@ -674,7 +692,7 @@ static int sb_run(const struct corral_sandbox_config *sc,
 	assert_non_null(argv);
 	int mfd = memfd_create("sb-out", MFD_CLOEXEC);
 	assert_true(mfd >= 0);
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);

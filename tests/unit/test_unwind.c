@@ -30,6 +30,9 @@
 
 #include "unwind.h"
 
+#include "child.h"
+#include "skip.h"
+
 #define MAXF 64
 
 static pid_t g_child;	   /* what the running test started, 0 if none */
@@ -62,7 +65,7 @@ static pid_t spawn_seized(const char *name, const char *arg)
 	int go[2], out[2];
 	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char c;
@@ -382,7 +385,7 @@ static void test_crash_jit(void **state)
 	assert_non_null(why);
 	assert_all_gone(pid);
 #else
-	skip();
+	skip_because("the JIT case is written for x86_64 only");
 #endif
 }
 
@@ -400,7 +403,7 @@ static void test_bad_threads(void **state)
 	assert_int_equal(unwinder_stack(g_u, INT_MAX, INT_MAX, f, MAXF, &why),
 			 -ESRCH);
 	/* A pid that existed a moment ago. */
-	pid_t dead = fork();
+	pid_t dead = test_fork();
 	assert_true(dead >= 0);
 	if (dead == 0)
 		_exit(0);
