@@ -57,6 +57,10 @@ enum {
 	OPT_UNSETENV,
 	OPT_SANDBOX_GIT,
 	OPT_KILL_WAIT,
+	OPT_CORE,
+	OPT_CORE_FILTER,
+	OPT_CORE_DIR,
+	OPT_CORE_BUDGET,
 };
 
 static const struct cli_opt run_table[] = {
@@ -90,6 +94,15 @@ static const struct cli_opt run_table[] = {
 	 "keep running if corral's parent dies"},
 	{"stacks", 0, "WHEN", OPT_STACKS,
 	 "stacks at timeout,signal,crash,escape,exit-left,snapshot or never"},
+	{"core", 0, "WHEN", OPT_CORE,
+	 "core files of members at timeout,signal,crash,escape or never "
+	 "(default never)"},
+	{"core-filter", 0, "WHICH", OPT_CORE_FILTER,
+	 "which members: all (default), root, running, name=PROG, max=N"},
+	{"core-dir", 0, "DIR", OPT_CORE_DIR,
+	 "where the cores go (created 0700; no symlink in the path)"},
+	{"core-budget", 0, "SIZE[,DUR]", OPT_CORE_BUDGET,
+	 "bytes and time for all cores of the run (default 1G,10s)"},
 	{"escape", 0, "MODE", OPT_ESCAPE, "escape audit: off, log, deny, kill"},
 	{"sandbox", 0, NULL, OPT_SANDBOX, "run COMMAND inside bubblewrap"},
 	{"workspace", 0, "DIR", OPT_WORKSPACE,
@@ -256,6 +269,56 @@ static int parse_stacks(const char *s, unsigned *out)
 	return 0;
 }
 
+/* "4096", "64K", "64M", "1G" -> bytes (at least 1). */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -EINVAL;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v == 0 || v > (SIZE_MAX >> shift))
+		return -EINVAL;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+/* SIZE[,DUR], ",DUR": either part may be left out (its default). */
+static int parse_core_budget(const char *s, struct corral_config *cfg)
+{
+	size_t n = strcspn(s, ",");
+	if (n) {
+		char size[32];
+		size_t bytes;
+		if (n >= sizeof(size))
+			return -EINVAL;
+		memcpy(size, s, n);
+		size[n] = 0;
+		if (parse_size(size, &bytes) < 0)
+			return -EINVAL;
+		cfg->core_budget_bytes = bytes;
+	}
+	if (s[n] == ',') {
+		double v;
+		if (corral_parse_duration(s + n + 1, &v) < 0 || v <= 0 ||
+		    isinf(v))
+			return -EINVAL;
+		cfg->core_budget_seconds = v;
+	} else if (!n) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_boundary(const char *s, enum corral_boundary *b)
 {
 	static const char *const names[] = {"auto", "landlock", "seccomp"};
@@ -314,29 +377,6 @@ int cli_parse_signal(const char *s)
 			return sig;
 	}
 	return -EINVAL;
-}
-
-/* "4096", "64K", "64M", "1G" -> bytes (at least 1). */
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -EINVAL;
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v == 0 || v > (SIZE_MAX >> shift))
-		return -EINVAL;
-	*out = (size_t)(v << shift);
-	return 0;
 }
 
 static int push(const char ***v, size_t *n, const char *s)
@@ -575,6 +615,38 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 					    "list of timeout, signal, crash, "
 					    "escape, exit-left, snapshot; or "
 					    "never alone)",
+					    optarg);
+			break;
+		case OPT_CORE: {
+			unsigned when;
+			const unsigned ok =
+				CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_SIGNAL |
+				CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE;
+			if (parse_stacks(optarg, &when) < 0 || (when & ~ok))
+				return fail(err, errlen,
+					    "invalid --core '%s' (a comma list "
+					    "of timeout, signal, crash, "
+					    "escape; or never alone)",
+					    optarg);
+			cfg->core = when;
+			break;
+		}
+		case OPT_CORE_FILTER:
+			cfg->core_filter = optarg;
+			break;
+		case OPT_CORE_DIR:
+			if (!*optarg)
+				return fail(err, errlen,
+					    "invalid --core-dir '': an empty "
+					    "path");
+			cfg->core_dir = optarg;
+			break;
+		case OPT_CORE_BUDGET:
+			if (parse_core_budget(optarg, cfg) < 0)
+				return fail(err, errlen,
+					    "invalid --core-budget '%s' "
+					    "(SIZE[,DUR], e.g. 1G,10s or 512M "
+					    "or ,5s)",
 					    optarg);
 			break;
 		case OPT_ESCAPE:

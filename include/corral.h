@@ -138,7 +138,7 @@ extern "C" {
 #define CORRAL_VERSION_MINOR 1
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
-#define CORRAL_JOURNAL_SCHEMA 2
+#define CORRAL_JOURNAL_SCHEMA 3
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {
@@ -170,6 +170,7 @@ enum corral_event_type {
 	CORRAL_EV_SNAPSHOT,
 	CORRAL_EV_END,
 	CORRAL_EV_DYING, /* killed members not gone yet: who, how long */
+	CORRAL_EV_CORE,	 /* a member's core file was written (--core) */
 	CORRAL_EV__COUNT
 };
 
@@ -236,7 +237,14 @@ struct corral_event {
 	double cpu_user, cpu_sys; /* seconds */
 	long max_rss;		  /* KiB */
 	double waited; /* DYING: seconds since kill-all's SIGKILL */
-	unsigned long count; /* DYING: tasks not gone yet (raw: their pids) */
+	unsigned long count; /* DYING: tasks not gone yet (raw: their pids);
+				CORE: threads in the core */
+	/* CORE (path: the file; detail: the moment; error: what failed) */
+	unsigned long long bytes; /* the file's size */
+	const char *sha256;	  /* its digest (hex), NULL when not known */
+	const char *cut;	  /* NULL: whole; else why it is short:
+				     "bytes", "time", "disk full", "write
+				     error", "gone", "abandoned" */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -390,6 +398,20 @@ struct corral_config {
 	size_t journal_queue_max; /* bytes queued for a slow sink; 0: 64 MiB */
 	bool journal_strict;	  /* a lost line ends the run (exit 125) */
 	const char *journal_key;  /* HMAC key file; NULL: random per run */
+	/*
+	 * Core files of members (docs/cores.md). core: when, as CORRAL_STACKS_*
+	 * bits (TIMEOUT, SIGNAL, CRASH, ESCAPE only; 0: never). core_dir:
+	 * where (required with core; no symlink in the path; created 0700).
+	 * core_filter: which members, a comma list of "all", "root",
+	 * "running", "name=PROG", "max=N" (NULL: all). The budget of the
+	 * whole run: core_budget_bytes (0: 1 GiB), core_budget_seconds (0:
+	 * 10 s).
+	 */
+	uint64_t core;
+	const char *core_dir;
+	const char *core_filter;
+	uint64_t core_budget_bytes;
+	double core_budget_seconds;
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
 	int test_grow_knob; /* default 7 */
@@ -562,6 +584,11 @@ struct corral_result {
 			       before the end line): 1 yes, 0 no, -1 not
 			       checked (not a regular file, no journal) */
 	char journal_head[65]; /* digest (hex) of the last line written */
+	/* --core (docs/cores.md) */
+	unsigned long cores;	     /* core files written (cut ones included) */
+	unsigned long cores_cut;     /* written short (budget, disk full...) */
+	unsigned long cores_failed;  /* not written (could not be made) */
+	unsigned long cores_skipped; /* chosen but not written: budget, max */
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
 	unsigned long test_grow_out; /* test_grow_knob, as the library saw it */

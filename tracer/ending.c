@@ -57,8 +57,8 @@ static void finish_now(struct corral *c)
 }
 
 /*
- * The first step of ending, run from the loop: the stacks of what the tree
- * was doing when the end was decided (before SIGTERM changes it: a program
+ * The first step of ending, run from the loop: the stacks (and --core's
+ * cores) of what the tree was doing when the end was decided (before SIGTERM changes it: a program
  * that dies of SIGTERM in the grace would otherwise leave no stack), then
  * SIGTERM to every member and the grace.
  */
@@ -66,9 +66,15 @@ static void start_ending(struct corral *c)
 {
 	phase_ending_started(c);
 	bool grace = c->grace_len > 0;
-	if (stacks_wanted(c)) {
+	bool stacks = stacks_wanted(c), cores = cores_wanted(c);
+	if (stacks || cores) {
 		corral_stop_all(c);
-		stacks_at_ending(c);
+		if (stacks)
+			stacks_at_ending(c);
+		/* Cores after stacks: their budget runs while the tree is
+		 * held, and the stacks are the cheap answer. */
+		if (cores)
+			cores_at_ending(c);
 		/* Without a grace the tree stays held for kill-all. */
 		if (grace)
 			corral_resume_all(c);

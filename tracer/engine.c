@@ -422,6 +422,9 @@ static void on_signal(struct corral *c, struct task *t, int sig)
 	/* Before the signal is delivered: the stack is still the crash's. */
 	if ((c->cfg.stacks & CORRAL_STACKS_CRASH) && stacks_is_crash(sig))
 		stacks_one(c, t, "crash");
+	/* --core crash: kept at this stop until its core is written. */
+	if (cores_crash(c, t, sig))
+		return;
 	/* Delivered unchanged: a traced command must behave as untraced. */
 	task_resume(c, t, sig);
 }

@@ -140,6 +140,7 @@ struct corral {
 	struct landlock_plan
 		boundary;	/* the tree's Landlock domain (spawn.c) */
 	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
+	struct cores *cores;	/* --core (cores.c), NULL without */
 	bool tree_counted; /* spawn.c: counted among the process's running trees
 			    */
 };
@@ -266,6 +267,19 @@ void stacks_all(struct corral *c, const char *why);
 bool stacks_wanted(const struct corral *c);
 void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
+
+/* ---- cores.c: --core, core files of members (docs/cores.md). */
+int cores_open(struct corral *c, char *err, size_t errlen); /* corral_new */
+void cores_close(struct corral *c);
+/* Cores for the reason the tree is being ended, if --core asks. */
+bool cores_wanted(const struct corral *c);
+void cores_at_ending(struct corral *c); /* the tree held */
+/* A crash's signal-delivery stop: true if t is kept for its core. */
+bool cores_crash(struct corral *c, struct task *t, int sig);
+/* Crashes kept for their cores? (The loop then stops the tree, calls
+ * cores_crashed(), and resumes it: the signals go in then.) */
+bool cores_pending(struct corral *c);
+void cores_crashed(struct corral *c); /* the tree held */
 
 /* ---- engine.c, and its handler seccomp_event.c */
 void engine_handle(struct corral *c, pid_t pid, int status);

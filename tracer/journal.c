@@ -239,6 +239,12 @@ static void put_end(struct corral *c, struct sbuf *b)
 		put_num(b, "escapes", (long)r->escapes);
 	if (r->stacks)
 		put_num(b, "stacks", (long)r->stacks);
+	if (c->cores) { /* --core: what became of the cores */
+		put_num(b, "cores", (long)r->cores);
+		put_num(b, "cores_cut", (long)r->cores_cut);
+		put_num(b, "cores_failed", (long)r->cores_failed);
+		put_num(b, "cores_skipped", (long)r->cores_skipped);
+	}
 	const struct journal *j = c->journal;
 	put_num(b, "journal_lost", (long)j->sink.lost);
 	put_num(b, "journal_errors", (long)j->sink.errors);
@@ -276,6 +282,27 @@ static void format(struct corral *c, const struct corral_event *ev,
 		put_num(b, "tasks", (long)ev->count);
 		sb_json_key(b, "pids");
 		sb_puts(b, ev->raw ? ev->raw : "[]");
+		goto out;
+	case CORRAL_EV_CORE:
+		/* A budget note has no pid: it is about the round. */
+		if (ev->pid)
+			put_num(b, "pid", ev->pid);
+		if (ev->detail)
+			put_str(b, "why", ev->detail);
+		if (ev->path) {
+			put_str(b, "path", ev->path);
+			sb_json_key(b, "size");
+			sb_printf(b, "%llu", ev->bytes);
+			put_num(b, "threads", (long)ev->count);
+			if (ev->sha256)
+				put_str(b, "sha256", ev->sha256);
+			sb_puts(b, ev->cut ? ",\"truncated\":true"
+					   : ",\"truncated\":false");
+			if (ev->cut)
+				put_str(b, "cut", ev->cut);
+		}
+		if (ev->error)
+			put_str(b, "error", ev->error);
 		goto out;
 	case CORRAL_EV_ENDING:
 		put_str(b, "reason", corral_reason_name(ev->reason));

@@ -186,6 +186,12 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		return -ENOMEM;
 	int r;
 	c->spawn_argv = (char **)cfg->argv;
+	/* Before the journal: a refused --core-dir leaves no file behind. */
+	r = cores_open(c, err, errlen);
+	if (r < 0) {
+		r = -EINVAL; /* -ENOENT/-EACCES are for the command only */
+		goto fail;
+	}
 	r = journal_open(c, err, errlen);
 	if (r < 0) {
 		r = -EIO; /* -ENOENT/-EACCES are for the command only */
@@ -301,6 +307,7 @@ int corral_free(struct corral *c)
 	if (c->cfg.watch_parent)
 		prctl(PR_SET_PDEATHSIG, 0);
 	journal_close(c);
+	cores_close(c);
 	if (c->errpipe >= 0)
 		close(c->errpipe);
 	if (c->sigfd >= 0)

@@ -111,6 +111,20 @@ static void finish(struct corral *c)
 	emit(c, &ev);
 }
 
+/*
+ * Crashes kept at their signal-delivery stop for a core (cores.c): the
+ * tree is held while it is written, then everything is resumed and the
+ * signals are delivered. Before anything else may resume the tree.
+ */
+static void crash_cores(struct corral *c)
+{
+	if (c->holding || !cores_pending(c))
+		return;
+	corral_stop_all(c);
+	cores_crashed(c);
+	corral_resume_all(c);
+}
+
 /* How long the loop may sleep: the caller's limit and our deadlines. */
 static double sleep_for(const struct corral *c, int timeout_ms)
 {
@@ -185,6 +199,7 @@ int corral_step(struct corral *c, int timeout_ms)
 		engine_drain(c, false);
 		groups_continued(c);
 	}
+	crash_cores(c);
 	live_step(c); /* live view requests */
 	check_deadlines(c);
 	if (c->phase == PH_DONE) {

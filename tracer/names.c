@@ -45,6 +45,7 @@ static const char *const event_names[CORRAL_EV__COUNT] = {
 	[CORRAL_EV_DENIED] = "denied",	   [CORRAL_EV_ESCAPE] = "escape",
 	[CORRAL_EV_STACK] = "stack",	   [CORRAL_EV_SNAPSHOT] = "snapshot",
 	[CORRAL_EV_END] = "end",	   [CORRAL_EV_DYING] = "dying",
+	[CORRAL_EV_CORE] = "core",
 };
 
 const char *corral_event_name(enum corral_event_type t)

@@ -5,7 +5,7 @@
 # rusage).
 . "$(dirname "$0")/lib.sh"
 need_corral
-need_fixture threads daemonize fx_escape
+need_fixture threads daemonize fx_escape core_scene
 DOC=$ROOT/docs/journal.md
 
 RUN_LABEL="journals"
@@ -21,9 +21,11 @@ before=$(date -u +%s)
 run -- "$CORRAL" run -q -j "$T/j6" -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
 after=$(date -u +%s)
 expect_rc 0 "busy shell"
+run -- "$CORRAL" run -q -j "$T/j7" -t 1 -k 0 --core timeout --core-dir "$T/cores" -- "$FIX/core_scene" hang 2
+expect_rc 124 "--core timeout"
 
 RUN_LABEL="keys against the index"
-python3 - "$DOC" "$ROOT/tracer" "$T"/j[1-6] <<'EOF' || fail "docs/journal.md and the journals disagree"
+python3 - "$DOC" "$ROOT/tracer" "$T"/j[1-7] <<'EOF' || fail "docs/journal.md and the journals disagree"
 import glob, json, re, sys
 doc, src, journals = sys.argv[1], sys.argv[2], sys.argv[3:]
 text = open(doc).read()
@@ -34,7 +36,7 @@ for row in index.splitlines():
     cells = [c.strip() for c in row.strip().strip('|').split('|')]
     if len(cells) != 2 or '`' not in cells[1]:
         continue
-    keys = set(re.findall(r'`([a-z_]+)`', cells[1]))
+    keys = set(re.findall(r'`([a-z_][a-z_0-9]*)`', cells[1]))
     events = ['*'] if cells[0] == 'every line' else [e.strip() for e in cells[0].split(',')]
     for e in events:
         allowed.setdefault(e, set()).update(keys)
@@ -49,7 +51,7 @@ for j in journals:
             if k not in allowed.get(ev, set()) | allowed['*']:
                 print('%s: event %s writes key %r, not in the key index' % (j, ev, k), file=sys.stderr)
                 bad = 1
-for ev in ['start', 'exec', 'fork', 'vfork', 'thread', 'exit', 'signal', 'stop', 'left', 'ending', 'end', 'stack', 'escape']:
+for ev in ['start', 'exec', 'fork', 'vfork', 'thread', 'exit', 'signal', 'stop', 'left', 'ending', 'end', 'stack', 'escape', 'core']:
     if ev not in seen:
         print('the journals have no %s event: the test does not cover it' % ev, file=sys.stderr)
         bad = 1
