@@ -289,13 +289,17 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_num(b, "pid", ev->pid);
 		if (ev->detail)
 			put_str(b, "why", ev->detail);
-		if (ev->path) {
+		if (ev->path)
 			put_str(b, "path", ev->path);
+		/* An abandoned core's size is not known: the writer has it. */
+		if (ev->path && !(ev->cut && !strcmp(ev->cut, "abandoned"))) {
 			sb_json_key(b, "size");
 			sb_printf(b, "%llu", ev->bytes);
 			put_num(b, "threads", (long)ev->count);
 			if (ev->sha256)
 				put_str(b, "sha256", ev->sha256);
+		}
+		if (ev->path) {
 			sb_puts(b, ev->cut ? ",\"truncated\":true"
 					   : ",\"truncated\":false");
 			if (ev->cut)

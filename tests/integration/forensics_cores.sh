@@ -17,7 +17,7 @@
 #  3. A byte budget too small: the core is cut ("bytes", truncated, its
 #     PT_LOADs cut with p_filesz < p_memsz, the file within the budget),
 #     gdb still reads its threads, the run ends on time.
-#  4. A time budget too small for 256 MiB: cut "time", no sha256, every
+#  4. A time budget too small for 128 MiB: cut "time", no sha256, every
 #     PT_LOAD inside the file, and the run ends within -t + budget + slack.
 #  5. The directory: a symlink at --core-dir (or in its path) is refused
 #     (exit 125, nothing written through it); a directory others may write
@@ -177,8 +177,8 @@ fi
 # ------------------------------------------------ 4. time budget
 RUN_LABEL="time budget"
 j=$T/j.time
-# (SIGTERM once the 256 MiB are written: -t would race the writing)
-start -- "$CORRAL" run -q -j "$j" -t 60 -k 0 --core signal --core-budget 4G,0.05s --core-dir "$T/c4" -- "$SCENE" big 256
+# (SIGTERM once the 128 MiB are written: -t would race the writing)
+start -- "$CORRAL" run -q -j "$j" -t 60 -k 0 --core signal --core-budget 4G,0.05s --core-dir "$T/c4" -- "$SCENE" big 128
 if await '^ready$' 30; then kill -TERM "$PID"; else kill -KILL "$PID"; fi
 mark
 finish
