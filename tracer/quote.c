@@ -5,7 +5,7 @@
  * An argument is printed as is when it is made only of characters no
  * shell treats specially; otherwise in single quotes ('it'\''s'); and when
  * it holds bytes a terminal could act on (control characters, DEL, C1
- * controls encoded in UTF-8) or bytes that are not UTF-8, in bash's $'...'
+ * controls encoded in UTF-8, bidi overrides) or bytes that are not UTF-8, in bash's $'...'
  * form with \n, \t, \e, \xHH escapes. So a command's argv printed by
  * --tree keeps its argument boundaries and can be pasted back into bash,
  * and nothing a member chose as its argv can move the cursor, retitle the
@@ -19,11 +19,18 @@
 #include "json.h"
 #include "quote.h"
 
-/* A code point a terminal may act on: C0, DEL, C1, line/para separators. */
+/*
+ * A code point a terminal may act on: C0, DEL, C1, line/para separators;
+ * and the bidi marks, embeddings, overrides and isolates (U+200E, U+200F,
+ * U+202A-U+202E, U+2066-U+2069), which reorder what follows them on the
+ * line: "chain BROKEN" could be drawn to read otherwise.
+ */
 static bool is_control(unsigned cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
-	       cp == 0x2029;
+	       cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 static bool needs_escape(const char *s, size_t n)
@@ -92,7 +99,11 @@ static void put_escaped(struct sbuf *b, const char *s, size_t n, bool dollar)
 
 void quote_arg(struct sbuf *b, const char *s)
 {
-	size_t n = strlen(s);
+	quote_arg_n(b, s, strlen(s));
+}
+
+void quote_arg_n(struct sbuf *b, const char *s, size_t n)
+{
 	if (plain(s, n)) {
 		sb_put(b, s, n);
 	} else if (needs_escape(s, n)) {
@@ -101,11 +112,11 @@ void quote_arg(struct sbuf *b, const char *s)
 		sb_putc(b, '\'');
 	} else {
 		sb_putc(b, '\'');
-		for (const char *p = s; *p; p++) {
-			if (*p == '\'')
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '\'')
 				sb_puts(b, "'\\''");
 			else
-				sb_putc(b, *p);
+				sb_putc(b, s[i]);
 		}
 		sb_putc(b, '\'');
 	}
@@ -123,6 +134,11 @@ void quote_argv(struct sbuf *b, const char *const *argv)
 void quote_text(struct sbuf *b, const char *s)
 {
 	put_escaped(b, s, strlen(s), false);
+}
+
+void quote_text_n(struct sbuf *b, const char *s, size_t n)
+{
+	put_escaped(b, s, n, false);
 }
 
 static char *finish(struct sbuf *b)

@@ -48,6 +48,10 @@ static void test_quote(void **state)
 	check(corral_quote, "bad\xff", "$'bad\\xff'");
 	check(corral_quote, "over\xc0\xaf", "$'over\\xc0\\xaf'");
 	check(corral_quote, "sep\xe2\x80\xa8", "$'sep\\xe2\\x80\\xa8'");
+	/* Bidi overrides and isolates reorder the line: escaped too. */
+	check(corral_quote, "rlo\xe2\x80\xae", "$'rlo\\xe2\\x80\\xae'");
+	check(corral_quote, "lri\xe2\x81\xa6", "$'lri\\xe2\\x81\\xa6'");
+	check(corral_quote, "rlm\xe2\x80\x8f", "$'rlm\\xe2\\x80\\x8f'");
 }
 
 static void test_escape(void **state)
@@ -58,6 +62,8 @@ static void test_escape(void **state)
 	check(corral_escape, "it's \\ fine", "it's \\ fine");
 	check(corral_escape, "", "");
 	check(corral_escape, "\xff", "\\xff");
+	check(corral_escape, "a\xe2\x80\xae" "b\xe2\x81\xa9",
+	      "a\\xe2\\x80\\xaeb\\xe2\\x81\\xa9");
 }
 
 int main(void)
