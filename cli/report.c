@@ -164,9 +164,15 @@ int corral_report_main(int argc, char **argv)
 					&ro, &r, err, sizeof(err));
 	if (fd != STDIN_FILENO)
 		close(fd);
+	/* what the journal says reaches the terminal escaped: the message
+	 * may quote a line, notes are escaped by the library */
+	char *shown = corral_escape(path);
+	const char *p = shown ? shown : "?";
 	if (e < 0) {
-		fprintf(stderr, "corral: report: %s: %s\n", path,
-			*err ? err : strerror(-e));
+		char *m = corral_escape(*err ? err : strerror(-e));
+		fprintf(stderr, "corral: report: %s: %s\n", p, m ? m : "?");
+		free(m);
+		free(shown);
 		return 2;
 	}
 	unsigned long line;
@@ -174,10 +180,11 @@ int corral_report_main(int argc, char **argv)
 	for (size_t i = 0; (note = corral_report_note(r, i, &line)); i++) {
 		if (line)
 			fprintf(stderr, "corral: report: %s: line %lu: %s\n",
-				path, line, note);
+				p, line, note);
 		else
-			fprintf(stderr, "corral: report: %s: %s\n", path, note);
+			fprintf(stderr, "corral: report: %s: %s\n", p, note);
 	}
+	free(shown);
 	int rc = 0;
 	if (perfetto && write_out(r, perfetto, corral_report_perfetto) < 0)
 		rc = CORRAL_EXIT_INTERNAL;

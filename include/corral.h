@@ -848,7 +848,9 @@ int corral_report_perfetto(const struct corral_report *r, FILE *f);
 /* One self-contained HTML page with the run as a timeline. */
 int corral_report_html(const struct corral_report *r, FILE *f);
 /* Note i about the journal (cut tail, unknown events...), NULL past the
- * last; *line is the line it is about, 0 for the whole journal. */
+ * last; *line is the line it is about, 0 for the whole journal. A note
+ * may quote the journal: it is given escaped for a terminal (control
+ * bytes, C1, bidi overrides and non-UTF-8 bytes as \e, \xHH...). */
 const char *corral_report_note(const struct corral_report *r, size_t i,
 			       unsigned long *line);
 void corral_report_free(struct corral_report *r);

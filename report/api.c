@@ -118,7 +118,7 @@ static int load(struct jreader *r, const char *name, int fd, const char *buf,
 		jr_close(r);
 		return -ENOMEM;
 	}
-	m->name = strdup(name ? name : "-");
+	m->name = us_dup(name ? name : "-", strlen(name ? name : "-"));
 	check_chain(m, fd, buf, len, o);
 	int e = rpt_build(m, r, err, errlen);
 	jr_close(r);
@@ -173,7 +173,7 @@ const char *corral_report_note(const struct corral_report *r, size_t i,
 		return NULL;
 	if (line)
 		*line = r->notes[i].line;
-	return r->notes[i].msg;
+	return r->notes[i].shown; /* escaped for a terminal */
 }
 
 void corral_report_free(struct corral_report *m)
@@ -183,15 +183,17 @@ void corral_report_free(struct corral_report *m)
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].exit_extra);
 	for (size_t i = 0; i < m->nexecs; i++) {
-		free(m->execs[i].path);
-		free(m->execs[i].argv);
+		us_free(&m->execs[i].path);
+		us_free(&m->execs[i].argv);
 	}
 	for (size_t i = 0; i < m->nmarks; i++) {
-		free(m->marks[i].text);
-		free(m->marks[i].extra);
+		us_free(&m->marks[i].text);
+		us_free(&m->marks[i].extra);
 	}
-	for (size_t i = 0; i < m->nnotes; i++)
-		free(m->notes[i].msg);
+	for (size_t i = 0; i < m->nnotes; i++) {
+		us_free(&m->notes[i].msg);
+		free(m->notes[i].shown);
+	}
 	free(m->bad);
 	free(m->procs);
 	free(m->execs);
@@ -202,18 +204,18 @@ void corral_report_free(struct corral_report *m)
 	free(m->procmap.val);
 	free(m->threadmap.key);
 	free(m->threadmap.val);
-	free(m->name);
-	free(m->version);
-	free(m->wall);
-	free(m->host);
-	free(m->cwd);
-	free(m->command);
-	free(m->ending_reason);
-	free(m->ending_signal);
-	free(m->end_reason);
-	free(m->end_signal);
-	free(m->exec_error);
-	free(m->by_signal);
+	us_free(&m->name);
+	us_free(&m->version);
+	us_free(&m->wall);
+	us_free(&m->host);
+	us_free(&m->cwd);
+	us_free(&m->command);
+	us_free(&m->ending_reason);
+	us_free(&m->ending_signal);
+	us_free(&m->end_reason);
+	us_free(&m->end_signal);
+	us_free(&m->exec_error);
+	us_free(&m->by_signal);
 	free(m->end_extra);
 	free(m);
 }
@@ -239,17 +241,16 @@ const struct rexec *rpt_exec_of(const struct corral_report *m, int proc)
 	return e >= 0 ? &m->execs[e] : NULL;
 }
 
-void rpt_proc_name(const struct corral_report *m, int proc, char *buf,
-		   size_t len)
+struct ustr rpt_proc_name(const struct corral_report *m, int proc)
 {
 	const struct rexec *x = rpt_exec_of(m, proc);
-	const char *s = x && x->argc ? x->argv : x ? x->path : NULL;
-	if (!s || !*s) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	const char *b = strrchr(s, '/');
-	snprintf(buf, len, "%s", b && b[1] ? b + 1 : s);
+	struct ustr s = x && x->argc ? x->argv : x ? x->path : us_lit(NULL);
+	/* argv[0]: up to its NUL */
+	if (x && x->argc)
+		s = us_sub(s, 0, us_strlen(s));
+	if (!us_ok(s) || !us_len(s))
+		return us_lit("?");
+	return us_base(s);
 }
 
 void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,

@@ -19,8 +19,7 @@ static void proc_row(const struct corral_report *m, FILE *f, int i)
 {
 	const struct rproc *p = &m->procs[i];
 	const struct rexec *x = rpt_exec_of(m, i);
-	char name[128], how[64];
-	rpt_proc_name(m, i, name, sizeof(name));
+	char how[64];
 	rpt_proc_end_text(m, i, how, sizeof(how));
 	fprintf(f, "[%d,%d,", p->pid, p->parent);
 	out_num(f, p->born);
@@ -30,17 +29,14 @@ static void proc_row(const struct corral_report *m, FILE *f, int i)
 	else
 		fputs("-1", f);
 	fprintf(f, ",%d,", p->how);
-	out_json_str(f, name, strlen(name), OUT_JSON);
+	esc_put(f, rpt_proc_name(m, i), ESC_JSON);
 	fputc(',', f);
 	if (x)
-		out_argv_json(f, x->argv, x->argv_len, x->argc, OUT_JSON);
+		esc_argv(f, x->argv, x->argc, ESC_JSON);
 	else
 		fputs("[]", f);
 	fputc(',', f);
-	if (x && x->path)
-		out_json_str(f, x->path, strlen(x->path), OUT_JSON);
-	else
-		fputs("null", f);
+	esc_put(f, x ? x->path : us_lit(NULL), ESC_JSON);
 	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu]", p->nspid, how, p->nthreads,
 		p->nexecs, p->exit_extra ? p->exit_extra : "null", p->setup,
 		p->forks, p->line);
@@ -73,15 +69,9 @@ static void data(const struct corral_report *m, FILE *f)
 		first = false;
 		out_num(f, k->t);
 		fprintf(f, ",%d,%d,", k->kind, k->tid);
-		if (k->text)
-			out_json_str(f, k->text, strlen(k->text), OUT_JSON);
-		else
-			fputs("null", f);
+		esc_put(f, k->text, ESC_JSON);
 		fputc(',', f);
-		if (k->extra)
-			out_json_str(f, k->extra, strlen(k->extra), OUT_JSON);
-		else
-			fputs("null", f);
+		esc_put(f, k->extra, ESC_JSON);
 		fprintf(f, ",%lu]", k->line);
 	}
 	fputs("]}", f);

@@ -80,16 +80,6 @@ int rpt_thread_index(const struct corral_report *m, int tid)
 
 /* ---------------------------------------------------------- helpers */
 
-static char *dupn(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
 void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 {
 	/* a journal with a million odd lines must not make a million notes */
@@ -100,14 +90,23 @@ void rpt_note(struct corral_report *m, unsigned long line, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	int n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (!s) {
+	if (n < 0) {
 		m->notes_dropped++;
 		return;
 	}
-	m->notes[m->nnotes++] = (struct rnote){.line = line, .msg = s};
+	/* a note may quote the journal: a ustr, and its terminal text for
+	 * corral_report_note() */
+	struct ustr u = us_take(s, (size_t)n);
+	char *shown = us_shown(u);
+	if (!shown) {
+		us_free(&u);
+		m->notes_dropped++;
+		return;
+	}
+	m->notes[m->nnotes++] =
+		(struct rnote){.line = line, .msg = u, .shown = shown};
 }
 
 int rpt_line_altered(struct corral_report *m, unsigned long line)
@@ -121,20 +120,18 @@ int rpt_line_altered(struct corral_report *m, unsigned long line)
 }
 
 /* A string array (argv) as NUL-separated bytes. */
-static char *strv(const struct jdoc *d, const struct jnode *a, size_t *len,
-		  int *argc)
+static struct ustr strv(const struct jdoc *d, const struct jnode *a, int *argc)
 {
-	*len = 0;
 	*argc = 0;
 	if (!a || a->type != J_ARR)
-		return NULL;
+		return (struct ustr){0};
 	size_t n = 0;
 	for (int32_t i = a->first; i >= 0; i = d->n[i].next)
 		if (d->n[i].type == J_STR)
 			n += d->n[i].slen + 1;
 	char *s = malloc(n ? n : 1), *o = s;
 	if (!s)
-		return NULL;
+		return (struct ustr){0};
 	for (int32_t i = a->first; i >= 0; i = d->n[i].next) {
 		const struct jnode *e = &d->n[i];
 		if (e->type != J_STR)
@@ -144,8 +141,9 @@ static char *strv(const struct jdoc *d, const struct jnode *a, size_t *len,
 		*o++ = 0;
 		(*argc)++;
 	}
-	*len = n ? n - 1 : 0;
-	return s;
+	if (!n)
+		*s = 0;
+	return us_take(s, n ? n - 1 : 0);
 }
 
 /* Serialise a node back to JSON (the keys the model does not use). */
@@ -222,33 +220,77 @@ static char *extra_keys(const struct jdoc *d, const struct jnode *o,
 }
 
 /* Frames as text, one per line: "func+0xoff (module) ip". */
-static char *frames_text(const struct jdoc *d, const struct jnode *a)
+static void frames_write(FILE *f, const struct jdoc *d, const struct jnode *a)
 {
-	if (!a || a->type != J_ARR)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
 	int k = 0;
 	for (int32_t i = a->first; i >= 0; i = d->n[i].next, k++) {
 		const struct jnode *fr = &d->n[i];
-		const char *fn = jd_string(d, fr, "func", NULL);
-		const char *mod = jd_string(d, fr, "module", NULL);
-		const char *ip = jd_string(d, fr, "ip", NULL);
+		size_t fl = 0, ml = 0, il = 0;
+		const char *fn = jd_string(d, fr, "func", &fl);
+		const char *mod = jd_string(d, fr, "module", &ml);
+		const char *ip = jd_string(d, fr, "ip", &il);
 		double off = 0;
 		bool has_off = jd_num(d, fr, "off", &off);
-		fprintf(f, "%s#%d %s", k ? "\n" : "", k, fn ? fn : "??");
+		fprintf(f, "%s#%d ", k ? "\n" : "", k);
+		if (fn)
+			fwrite(fn, 1, fl, f);
+		else
+			fputs("??", f);
 		if (fn && has_off && off >= 0 && off < 1e18)
 			fprintf(f, "+0x%lx", (unsigned long)off);
-		if (mod)
-			fprintf(f, " (%s)", mod);
-		if (ip)
-			fprintf(f, " %s", ip);
+		if (mod) {
+			fputs(" (", f);
+			fwrite(mod, 1, ml, f);
+			fputc(')', f);
+		}
+		if (ip) {
+			fputc(' ', f);
+			fwrite(ip, 1, il, f);
+		}
 	}
-	fclose(f);
-	return buf;
+}
+
+/* An escape's text: the call, then why, then the frames, one per line; a
+ * stack's: the frames, then (error). */
+static struct ustr mark_text(const struct jdoc *d, const struct jnode *o,
+			     bool escape)
+{
+	char *buf = NULL;
+	size_t len = 0, cl = 0, wl = 0, el = 0;
+	const struct jnode *fr = jd_get(d, o, "frames");
+	bool frames = fr && fr->type == J_ARR;
+	const char *call = escape ? jd_string(d, o, "call", &cl) : NULL;
+	const char *why = escape ? jd_string(d, o, "why", &wl) : NULL;
+	const char *err = escape ? NULL : jd_string(d, o, "error", &el);
+	if (!escape && !frames && !err)
+		return (struct ustr){0};
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return (struct ustr){0};
+	if (escape) {
+		if (call)
+			fwrite(call, 1, cl, f);
+		else
+			fputc('?', f);
+		if (why) {
+			fputc('\n', f);
+			fwrite(why, 1, wl, f);
+		}
+		if (frames)
+			fputc('\n', f);
+	}
+	if (frames)
+		frames_write(f, d, fr);
+	if (err) {
+		fputs(frames ? "\n(" : "(", f);
+		fwrite(err, 1, el, f);
+		fputc(')', f);
+	}
+	if (fclose(f) || !buf) {
+		free(buf);
+		return (struct ustr){0};
+	}
+	return us_take(buf, len);
 }
 
 /* ------------------------------------------------------------ model */
@@ -344,11 +386,12 @@ static int num_i(const struct jdoc *d, const struct jnode *o, const char *k)
 	return jd_num(d, o, k, &v) ? to_int(v) : 0;
 }
 
-static char *str_dup(const struct jdoc *d, const struct jnode *o, const char *k)
+static struct ustr str_dup(const struct jdoc *d, const struct jnode *o,
+			   const char *k)
 {
 	size_t n;
 	const char *s = jd_string(d, o, k, &n);
-	return s ? dupn(s, n) : NULL;
+	return s ? us_dup(s, n) : (struct ustr){0};
 }
 
 static bool is_crash(int sig)
@@ -402,12 +445,11 @@ static int ev_start(struct corral_report *m, const struct jdoc *d,
 	m->corral_pid = num_i(d, o, "pid");
 	if (jd_num(d, o, "timeout", &v))
 		m->timeout = v;
-	m->command = strv(d, jd_get(d, o, "command"), &m->command_len,
-			  &m->command_argc);
+	m->command = strv(d, jd_get(d, o, "command"), &m->command_argc);
 	/* schema 2 names the wall clock; any of these spellings is taken */
 	static const char *const wall[] = {"wall", "wall_clock", "utc",
 					   "time", "date",	 NULL};
-	for (const char *const *k = wall; *k && !m->wall; k++)
+	for (const char *const *k = wall; *k && !us_ok(m->wall); k++)
 		m->wall = str_dup(d, o, *k);
 	m->host = str_dup(d, o, "host");
 	m->cwd = str_dup(d, o, "cwd");
@@ -471,7 +513,7 @@ static int ev_exec(struct corral_report *m, const struct jdoc *d,
 	struct rexec *x = &m->execs[e];
 	*x = (struct rexec){.proc = p, .next = -1, .t = t, .former = former};
 	x->path = str_dup(d, o, "path");
-	x->argv = strv(d, jd_get(d, o, "argv"), &x->argv_len, &x->argc);
+	x->argv = strv(d, jd_get(d, o, "argv"), &x->argc);
 	struct rproc *pr = &m->procs[p];
 	if (left) {
 		/* what /proc said when it was left: a name, not an exec */
@@ -546,42 +588,18 @@ static int ev_mark(struct corral_report *m, const struct jdoc *d,
 	case MK_ESCAPE:
 		/* text: the call, then why, then the frames, one per line */
 		k->extra = str_dup(d, o, "verdict");
-		{
-			char *call = str_dup(d, o, "call");
-			char *why = str_dup(d, o, "why");
-			char *fr = frames_text(d, jd_get(d, o, "frames"));
-			if (asprintf(&k->text, "%s%s%s%s%s", call ? call : "?",
-				     why ? "\n" : "", why ? why : "",
-				     fr ? "\n" : "", fr ? fr : "") < 0)
-				k->text = NULL;
-			free(call);
-			free(why);
-			free(fr);
-		}
+		k->text = mark_text(d, o, true);
 		m->n_escapes++;
 		break;
 	case MK_STACK:
 		k->extra = str_dup(d, o, "why");
-		k->text = frames_text(d, jd_get(d, o, "frames"));
-		{
-			char *err = str_dup(d, o, "error");
-			if (err) {
-				char *s = NULL;
-				if (asprintf(&s, "%s%s(%s)",
-					     k->text ? k->text : "",
-					     k->text ? "\n" : "", err) >= 0) {
-					free(k->text);
-					k->text = s;
-				}
-				free(err);
-			}
-		}
+		k->text = mark_text(d, o, false);
 		if (pid > 0)
 			m->n_stacks++;
 		break;
 	case MK_DENIED:
 		k->text = str_dup(d, o, "detail");
-		if (!k->text)
+		if (!us_ok(k->text))
 			k->text = str_dup(d, o, "call");
 		m->n_denied++;
 		break;
@@ -602,10 +620,10 @@ static int ev_end(struct corral_report *m, const struct jdoc *d,
 {
 	double v;
 	/* a second end line (two runs in one file?): the last one wins */
-	free(m->end_reason);
-	free(m->end_signal);
-	free(m->exec_error);
-	free(m->by_signal);
+	us_free(&m->end_reason);
+	us_free(&m->end_signal);
+	us_free(&m->exec_error);
+	us_free(&m->by_signal);
 	free(m->end_extra);
 	m->has_end = true;
 	m->end_t = t;
@@ -670,9 +688,12 @@ static int event(struct corral_report *m, const struct jdoc *d,
 		return ev_mark(m, d, o, t, line, MK_ESCAPE);
 	if (!strcmp(ev, "stack")) {
 		if (!jd_get(d, o, "pid")) {
-			char *err = str_dup(d, o, "error");
-			rpt_note(m, line, "stacks: %s", err ? err : "skipped");
-			free(err);
+			size_t el = 0;
+			const char *err = jd_string(d, o, "error", &el);
+			if (err)
+				rpt_note(m, line, "stacks: %.*s", (int)el, err);
+			else
+				rpt_note(m, line, "stacks: skipped");
 			return 0;
 		}
 		return ev_mark(m, d, o, t, line, MK_STACK);
@@ -813,8 +834,10 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 				m->altered_lines++;
 				int k = add_mark(m, MK_ALTERED, t, -1, 0, line);
 				if (k >= 0)
-					m->marks[k].text = strdup(
-						corral_line_verdict_name(v));
+					m->marks[k].text = us_dup(
+						corral_line_verdict_name(v),
+						strlen(corral_line_verdict_name(
+							v)));
 			}
 			if (m->schema > CORRAL_JOURNAL_SCHEMA + 1)
 				rpt_note(m, line,
@@ -837,7 +860,9 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			int k = add_mark(m, MK_ALTERED, t, p, pid, line);
 			if (k >= 0)
 				m->marks[k].text =
-					strdup(corral_line_verdict_name(v));
+					us_dup(corral_line_verdict_name(v),
+					       strlen(corral_line_verdict_name(
+						       v)));
 		}
 		if (e < 0) {
 			snprintf(err, errlen, "line %lu: %s", line,

@@ -1,37 +1,18 @@
 /*
- * out.c - writing bytes out again: for a terminal, as JSON (with the
- * journal's own convention for bytes that are not UTF-8), as argv lists.
+ * out.c - numbers and JSON string bytes (with the journal's own convention
+ * for bytes that are not UTF-8). Journal strings reach an output only
+ * through esc.c, which uses these for JSON.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
-#include "quote.h"
 #include "report.h"
 
-void out_text(FILE *f, const char *s, size_t n)
-{
-	/* as the live tree and messages do (tracer/quote.c): nothing a
-	 * member chose as its argv may drive the terminal; bytes that are not
-	 * UTF-8 are shown as \xHH */
-	char *z = malloc(n + 1);
-	if (!z)
-		return;
-	memcpy(z, s, n);
-	z[n] = 0;
-	struct sbuf b = {0};
-	quote_text(&b, z);
-	if (b.p)
-		fwrite(b.p, 1, b.len, f);
-	sb_free(&b);
-	free(z);
-}
-
-void out_json_str(FILE *f, const char *s, size_t n, int mode)
+void out_json_chars(FILE *f, const char *s, size_t n, int mode)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	fputc('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = u[i];
 		size_t l = utf8_len(u + i, n - i, NULL);
@@ -78,37 +59,13 @@ void out_json_str(FILE *f, const char *s, size_t n, int mode)
 				fputc(c, f);
 		}
 	}
+}
+
+void out_json_str(FILE *f, const char *s, size_t n, int mode)
+{
 	fputc('"', f);
-}
-
-void out_argv_text(FILE *f, const char *argv, size_t len, int argc)
-{
-	/* each argument as a shell reads it back (quote_arg) */
-	struct sbuf b = {0};
-	size_t i = 0;
-	for (int k = 0; argv && k < argc && i <= len; k++) {
-		if (k)
-			sb_putc(&b, ' ');
-		quote_arg(&b, argv + i);
-		i += strlen(argv + i) + 1;
-	}
-	if (b.p)
-		fwrite(b.p, 1, b.len, f);
-	sb_free(&b);
-}
-
-void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode)
-{
-	fputc('[', f);
-	size_t i = 0;
-	for (int k = 0; argv && k < argc && i <= len; k++) {
-		size_t l = strnlen(argv + i, len - i);
-		if (k)
-			fputc(',', f);
-		out_json_str(f, argv + i, l, mode);
-		i += l + 1;
-	}
-	fputc(']', f);
+	out_json_chars(f, s, n, mode);
+	fputc('"', f);
 }
 
 void out_num(FILE *f, double v)

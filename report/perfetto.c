@@ -13,7 +13,7 @@
 
 #include "report.h"
 
-#define A OUT_JSON_ASCII
+#define A ESC_JSON_ASCII
 
 /* Microseconds (the journal's resolution), rounded; no libm needed. */
 static long long us(double t)
@@ -28,9 +28,19 @@ static void ts(FILE *f, const char *key, double t)
 	fprintf(f, ",\"%s\":%lld", key, (long long)us(t));
 }
 
-static void str(FILE *f, const char *s)
+static void str(FILE *f, struct ustr s)
 {
-	out_json_str(f, s ? s : "", s ? strlen(s) : 0, A);
+	esc_put(f, us_or(s, ""), A);
+}
+
+/* A name made of our words around a journal string: pre u post. */
+static void name3(FILE *f, const char *pre, struct ustr u, const char *post)
+{
+	esc_json_open(f);
+	esc_json_piece(f, us_lit(pre), A);
+	esc_json_piece(f, u, A);
+	esc_json_piece(f, us_lit(post), A);
+	esc_json_close(f);
 }
 
 /*
@@ -96,38 +106,53 @@ static double end_of(const struct corral_report *m, double ended)
 }
 
 static void slice(FILE *f, bool *first, int pid, int tid, const char *cat,
-		  const char *name, double t0, double t1)
+		  const char *pre, struct ustr name, double t0, double t1)
 {
 	sep(f, first);
 	fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
-	str(f, name);
+	name3(f, pre, name, "");
 	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
 	ts(f, "ts", t0);
 	long long d = us(t1) - us(t0);
 	fprintf(f, ",\"dur\":%lld", d > 0 ? d : 0);
 }
 
+/* An instant's name: our words around up to two journal strings. */
+struct iname {
+	const char *pre;
+	struct ustr a;
+	const char *mid;
+	struct ustr b;
+	const char *post;
+};
+
 static void instant(FILE *f, bool *first, int pid, int tid, char scope,
-		    const char *cat, const char *name, double t)
+		    const char *cat, const struct iname *n, double t)
 {
 	sep(f, first);
 	fprintf(f, "{\"ph\":\"i\",\"s\":\"%c\",\"cat\":\"%s\",\"name\":", scope,
 		cat);
-	str(f, name);
+	esc_json_open(f);
+	esc_json_piece(f, us_lit(n->pre), A);
+	esc_json_piece(f, n->a, A);
+	esc_json_piece(f, us_lit(n->mid), A);
+	esc_json_piece(f, n->b, A);
+	esc_json_piece(f, us_lit(n->post), A);
+	esc_json_close(f);
 	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
 	ts(f, "ts", t);
 }
 
 /* Frames (one per line) as a JSON array of strings. */
-static void lines_json(FILE *f, const char *s)
+static void lines_json(FILE *f, struct ustr s)
 {
 	fputc('[', f);
-	for (bool first = true; s && *s; first = false) {
-		size_t l = strcspn(s, "\n");
+	size_t pos = 0;
+	struct ustr l;
+	for (bool first = true; us_line(s, &pos, &l); first = false) {
 		if (!first)
 			fputc(',', f);
-		out_json_str(f, s, l, A);
-		s += l + (s[l] == '\n');
+		esc_put(f, l, A);
 	}
 	fputc(']', f);
 }
@@ -138,22 +163,18 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rproc *p = &m->procs[i];
 		int P = ids->proc[i];
-		char name[128], how[64];
-		rpt_proc_name(m, (int)i, name, sizeof(name));
+		char how[64], pidn[32] = "";
+		struct ustr name = rpt_proc_name(m, (int)i);
 		rpt_proc_end_text(m, (int)i, how, sizeof(how));
+		if (P != p->pid) /* a reused pid: the real one in the name */
+			snprintf(pidn, sizeof(pidn), " (pid %d)", p->pid);
+		const char *fork = p->forks ? "(fork) " : "";
 		sep(f, first);
 		fprintf(f,
 			"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":",
 			P, P);
-		char full[192];
-		if (P != p->pid) /* a reused pid: the real one in the name */
-			snprintf(full, sizeof(full), "%s%s (pid %d)",
-				 p->forks ? "(fork) " : "", name, p->pid);
-		else
-			snprintf(full, sizeof(full), "%s%s",
-				 p->forks ? "(fork) " : "", name);
-		str(f, full);
+		name3(f, fork, name, pidn);
 		fputs("}}", f);
 		sep(f, first);
 		fprintf(f,
@@ -165,7 +186,7 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":",
 			P, P);
-		str(f, full);
+		name3(f, fork, name, pidn);
 		fputs("}}", f);
 
 		double end = end_of(m, p->has_exit ? p->ended : -1);
@@ -173,9 +194,8 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 		double first_exec =
 			p->first_exec >= 0 ? m->execs[p->first_exec].t : end;
 		if (first_exec > p->born || p->first_exec < 0) {
-			char fn[160];
-			snprintf(fn, sizeof(fn), "(fork) %s", name);
-			slice(f, first, P, P, "fork", fn, p->born, first_exec);
+			slice(f, first, P, P, "fork", "(fork) ", name, p->born,
+			      first_exec);
 			fprintf(f,
 				",\"args\":{\"pid\":%d,\"how\":\"%s\","
 				"\"end\":\"%s\"}}",
@@ -184,12 +204,13 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 		for (int e = p->first_exec; e >= 0; e = m->execs[e].next) {
 			const struct rexec *x = &m->execs[e];
 			double t1 = x->next >= 0 ? m->execs[x->next].t : end;
-			const char *nm = x->argc ? x->argv : x->path;
-			const char *b = nm ? strrchr(nm, '/') : NULL;
-			slice(f, first, P, P, "exec", b && b[1] ? b + 1 : nm,
-			      x->t, t1);
+			struct ustr nm =
+				x->argc ? us_sub(x->argv, 0, us_strlen(x->argv))
+					: x->path;
+			slice(f, first, P, P, "exec", "", us_base(nm), x->t,
+			      t1);
 			fputs(",\"args\":{\"argv\":", f);
-			out_argv_json(f, x->argv, x->argv_len, x->argc, A);
+			esc_argv(f, x->argv, x->argc, A);
 			fputs(",\"path\":", f);
 			str(f, x->path);
 			fprintf(f, ",\"pid\":%d", p->pid);
@@ -209,7 +230,7 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
 			"\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
 			pid, tid, nm);
-		slice(f, first, pid, tid, "thread", nm, t->born,
+		slice(f, first, pid, tid, "thread", nm, us_lit(""), t->born,
 		      end_of(m, t->ended));
 		fputs("}", f);
 	}
@@ -271,41 +292,46 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 	int gpid = m->nprocs ? ids->proc[0] : 0;
 	for (size_t i = 0; i < m->nmarks; i++) {
 		const struct rmark *k = &m->marks[i];
-		char name[160];
-		const char *txt = k->text ? k->text : "";
-		size_t l = strcspn(txt, "\n");
+		/* the name: our words around journal strings */
+		struct iname n = {"", {0}, "", {0}, ""};
+		char alt[48];
 		switch (k->kind) {
 		case MK_SIGNAL:
 		case MK_STOP:
-			snprintf(name, sizeof(name), "%s %s",
-				 k->kind == MK_STOP ? "stop" : "signal",
-				 k->text ? k->text : "?");
+			n.pre = k->kind == MK_STOP ? "stop " : "signal ";
+			n.a = us_or(k->text, "?");
 			break;
 		case MK_CONT:
-			snprintf(name, sizeof(name), "cont");
+			n.pre = "cont";
 			break;
-		case MK_ESCAPE:
-			snprintf(name, sizeof(name), "escape %.*s (%s)",
-				 (int)(l < 100 ? l : 100), txt,
-				 k->extra ? k->extra : "?");
+		case MK_ESCAPE: {
+			struct ustr t = us_or(k->text, "");
+			size_t l = us_cspn(t, 0, "\n");
+			n.pre = "escape ";
+			n.a = us_sub(t, 0, l < 100 ? l : 100);
+			n.mid = " (";
+			n.b = us_or(k->extra, "?");
+			n.post = ")";
 			break;
+		}
 		case MK_STACK:
-			snprintf(name, sizeof(name), "stack (%s)",
-				 k->extra ? k->extra : "?");
+			n.pre = "stack (";
+			n.a = us_or(k->extra, "?");
+			n.post = ")";
 			break;
 		case MK_DENIED:
-			snprintf(name, sizeof(name), "denied");
+			n.pre = "denied";
 			break;
 		case MK_LEFT:
-			snprintf(name, sizeof(name), "left behind");
+			n.pre = "left behind";
 			break;
 		default:
-			snprintf(name, sizeof(name), "altered line %lu",
-				 k->line);
+			snprintf(alt, sizeof(alt), "altered line %lu", k->line);
+			n.pre = alt;
 		}
 		if (k->proc < 0) {
 			instant(f, first, gpid, gpid, 'g', mark_cat[k->kind],
-				name, k->t);
+				&n, k->t);
 		} else {
 			const struct rproc *p = &m->procs[k->proc];
 			int P = ids->proc[k->proc], tid = P;
@@ -314,30 +340,30 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 					 : -1;
 			if (th >= 0 && m->threads[th].proc == k->proc)
 				tid = ids->thread[th];
-			instant(f, first, P, tid, 't', mark_cat[k->kind], name,
+			instant(f, first, P, tid, 't', mark_cat[k->kind], &n,
 				k->t);
 		}
 		fprintf(f, ",\"args\":{\"line\":%lu", k->line);
 		if (k->kind == MK_STACK || k->kind == MK_ESCAPE) {
 			fputs(",\"frames\":", f);
-			lines_json(f, txt);
-		} else if (k->text) {
+			lines_json(f, k->text);
+		} else if (us_ok(k->text)) {
 			fputs(",\"detail\":", f);
 			str(f, k->text);
 		}
 		fputs("}}", f);
 	}
 	if (m->has_ending) {
-		char name[128];
-		snprintf(name, sizeof(name), "ending (%s)",
-			 m->ending_reason ? m->ending_reason : "?");
-		instant(f, first, gpid, gpid, 'g', "ending", name, m->ending_t);
+		struct iname n = {"ending (", us_or(m->ending_reason, "?"), ")",
+				  {0}, ""};
+		instant(f, first, gpid, gpid, 'g', "ending", &n, m->ending_t);
 		fputs("}", f);
 	}
 	if (m->has_end) {
-		char name[128];
+		char name[64];
 		snprintf(name, sizeof(name), "end: exit code %d", m->exit_code);
-		instant(f, first, gpid, gpid, 'g', "end", name, m->end_t);
+		struct iname n = {name, {0}, "", {0}, ""};
+		instant(f, first, gpid, gpid, 'g', "end", &n, m->end_t);
 		fputs("}", f);
 	}
 }
@@ -348,7 +374,7 @@ int corral_report_perfetto(const struct corral_report *m, FILE *f)
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"journal\":", f);
 	str(f, m->name);
 	fputs(",\"command\":", f);
-	out_argv_json(f, m->command, m->command_len, m->command_argc, A);
+	esc_argv(f, m->command, m->command_argc, A);
 	fputs("},\"traceEvents\":[", f);
 	struct ids ids;
 	if (ids_init(&ids, m) < 0) {

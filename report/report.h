@@ -105,6 +105,103 @@ enum jr_status {
 /* Read and parse the next line. */
 enum jr_status jr_next(struct jreader *r);
 
+/* --------------------------------------------------- untrusted bytes */
+
+/*
+ * A string read from a journal. Whoever wrote the file chose its bytes: a
+ * member names its processes, its frames and its calls, and a member may
+ * edit the file during the run (anyone may afterwards). So the model keeps
+ * every journal string as a ustr, and only esc.c reads its bytes: a
+ * writer hands it to the escaper of its output kind (terminal text,
+ * Markdown, JSON; HTML is JSON in a <script>). The fields end in '_' so
+ * that a reader elsewhere stands out (report_escape.sh greps for one);
+ * no writer has a way to print a ustr raw, so a new one cannot forget.
+ *
+ * p_ == NULL: absent (the key was not in the line). An owned ustr (a
+ * model field) is NUL-terminated and freed with us_free(); a view (us_sub,
+ * us_lit, rpt_proc_name...) borrows its bytes.
+ */
+struct ustr {
+	char *p_;
+	size_t n_;
+};
+
+/* An owned copy of n bytes, or of a node's string; absent on ENOMEM. */
+struct ustr us_dup(const char *s, size_t n);
+/* Adopt malloc'ed p, with p[n] == 0 (NULL: absent). */
+struct ustr us_take(char *p, size_t n);
+void us_free(struct ustr *u);
+/* u escaped for a terminal, malloc'ed (NULL on ENOMEM). */
+char *us_shown(struct ustr u);
+/* A view of a C string of our own (NULL: absent). */
+struct ustr us_lit(const char *s);
+static inline bool us_ok(struct ustr u)
+{
+	return u.p_ != NULL;
+}
+size_t us_len(struct ustr u);
+/* The bytes before the first NUL (argv[0] of a NUL-separated argv). */
+size_t us_strlen(struct ustr u);
+/* u, or the view of our own default d when u is absent. */
+struct ustr us_or(struct ustr u, const char *d);
+/* Bytes [off, off+n) of u, clamped. */
+struct ustr us_sub(struct ustr u, size_t off, size_t n);
+/* Index of the first byte of u at or after from that is in set, or the
+ * length (as strcspn). */
+size_t us_cspn(struct ustr u, size_t from, const char *set);
+/* Does u equal / start with the text of our own s? */
+bool us_eq(struct ustr u, const char *s);
+bool us_prefix(struct ustr u, const char *s);
+/* What follows the last '/' (u when none, or when nothing follows). */
+struct ustr us_base(struct ustr u);
+/*
+ * The next '\n'-separated line of u from *pos (advanced past it); false at
+ * the end.
+ */
+bool us_line(struct ustr u, size_t *pos, struct ustr *line);
+/* A note's text: our words with journal strings in them (rpt_note). */
+struct ustr us_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* The output kinds, each with its escaper. */
+enum esc_kind {
+	ESC_TEXT,	/* a terminal: control bytes, C1, bidi, non-UTF-8
+			   shown as \xHH, \n, \e (quote.c) */
+	ESC_MD,		/* Markdown: a code span, fenced past any backquote */
+	ESC_MD_TABLE,	/* the same in a table cell (no '|' at all) */
+	ESC_JSON,	/* a JSON string literal, non-UTF-8 as \udcXX, <>& escaped */
+	ESC_JSON_ASCII, /* the same with non-UTF-8 as the text \xNN */
+};
+/* u for output kind k (absent: "?" as text/Markdown, null as JSON). */
+void esc_put(FILE *f, struct ustr u, enum esc_kind k);
+/* u as a shell reads it back ('quoted' or $'\e...'), for a terminal. */
+void esc_quoted(FILE *f, struct ustr u);
+/*
+ * An enumerated field (a reason, a verdict, a signal name, a stack's why):
+ * a value of the known set (NULL-terminated; set NULL: a signal name) is
+ * printed as is; anything else as esc_quoted() (text) or a code span
+ * (Markdown), so it cannot pass for a value corral writes.
+ */
+void esc_enum(FILE *f, struct ustr u, const char *const *set,
+	      enum esc_kind k);
+bool esc_known(struct ustr u, const char *const *set);
+/*
+ * A JSON string made of pieces: esc_json_open(), then pieces (our own
+ * text via us_lit, journal strings), then esc_json_close().
+ */
+void esc_json_open(FILE *f);
+void esc_json_piece(FILE *f, struct ustr u, enum esc_kind k);
+void esc_json_close(FILE *f);
+/* argv (a ustr of NUL-separated elements, argc of them): each element
+ * quoted as a shell reads it back (text, Markdown code span) or as a JSON
+ * array of strings. */
+void esc_argv(FILE *f, struct ustr argv, int argc, enum esc_kind k);
+
+/* The known sets (esc.c). */
+extern const char *const esc_reasons[];	 /* end / ending "reason" */
+extern const char *const esc_verdicts[]; /* escape "verdict" */
+extern const char *const esc_whys[];	 /* stack "why" */
+
 /* ------------------------------------------------------------- model */
 
 /* How a process ended, which is also its colour in the timeline. */
@@ -135,16 +232,16 @@ struct rproc {
 	int cmd_exec;  /* the exec whose argv names it: its own or an ancestor's
 			*/
 	int forks;     /* generations between it and that exec (0: its own) */
-	char *exit_extra;   /* raw JSON of the exit event's other keys */
+	char *exit_extra;   /* the exit event's other keys, as JSON written
+			     * by out_json_str (so escaped) */
 	unsigned long line; /* line that created it */
 };
 
 struct rexec {
 	int proc, next;
 	double t;
-	char *path;
-	char *argv; /* elements separated by NUL */
-	size_t argv_len;
+	struct ustr path;
+	struct ustr argv; /* elements separated by NUL */
 	int argc;
 	int former;
 };
@@ -171,14 +268,15 @@ struct rmark {
 	int proc, tid;
 	uint8_t kind;
 	int signo;
-	char *text;  /* signal name, call + verdict, frames... (may be NULL) */
-	char *extra; /* escape: verdict; stack: why */
+	struct ustr text;  /* signal name, call + why + frames, frames... */
+	struct ustr extra; /* escape: verdict; stack: why */
 	unsigned long line;
 };
 
 struct rnote {
 	unsigned long line; /* 0: about the whole journal */
-	char *msg;
+	struct ustr msg;    /* may hold journal strings */
+	char *shown;	    /* msg escaped for a terminal (corral_report_note) */
 };
 
 /* A simple open-addressing map pid -> index (the latest task with it). */
@@ -192,14 +290,13 @@ int pm_get(const struct pidmap *m, int k);
 int pm_put(struct pidmap *m, int k, int v);
 
 struct corral_report {
-	char *name;
+	struct ustr name; /* the journal's name (a path of the caller's) */
 	int schema;
-	char *version;
-	double t_start;	  /* t of the start line */
-	char *wall;	  /* wall clock of the start, if the journal has one */
-	char *host, *cwd; /* schema 2 */
-	char *command;	  /* NUL-separated */
-	size_t command_len;
+	struct ustr version;
+	double t_start;		/* t of the start line */
+	struct ustr wall;	/* wall clock of the start, if the journal has one */
+	struct ustr host, cwd;	/* schema 2 */
+	struct ustr command;	/* NUL-separated */
 	int command_argc;
 	double timeout;
 	int corral_pid;
@@ -223,20 +320,21 @@ struct corral_report {
 	/* the ending */
 	bool has_ending;
 	double ending_t;
-	char *ending_reason;
-	char *ending_signal;
+	struct ustr ending_reason;
+	struct ustr ending_signal;
 	/* the end line */
 	bool has_end;
 	double end_t, duration;
 	int exit_code, end_status, end_sig;
-	char *end_reason, *end_signal, *exec_error, *by_signal;
+	struct ustr end_reason, end_signal, exec_error, by_signal;
 	bool sandbox_failed;
 	double phase_grace, phase_stop, phase_kill;
 	long end_processes, end_threads, end_execs, end_left, end_killed,
 		end_survivors, end_escapes, end_stacks, end_journal_errors,
 		end_unstopped, end_journal_lost;
 	int end_intact;	 /* schema 2 journal_intact: 1, 0, -1 not said */
-	char *end_extra; /* raw JSON of end keys this reader does not know */
+	char *end_extra; /* end keys this reader does not know, as JSON written
+			  * by out_json_str */
 	bool cut;	 /* the last line was cut */
 	unsigned long cut_line;
 	/* the digest chain (schema 2), checked before the lines are read */
@@ -248,7 +346,7 @@ struct corral_report {
 	int chain; /* CHAIN_* */
 	unsigned long chain_unchecked;
 	unsigned long chain_first_bad;
-	char chain_why[256];
+	char chain_why[256]; /* from the check: shown through us_lit + esc */
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
 	unsigned long how_count[HOW__COUNT];
@@ -282,25 +380,20 @@ int rpt_line_altered(struct corral_report *m, unsigned long line);
 const char *rpt_how_name(int how);
 /* The command line of a process (its last exec), or its parent's. */
 const struct rexec *rpt_exec_of(const struct corral_report *m, int proc);
-/* Process name for titles: basename of argv[0] or path; "?" */
-void rpt_proc_name(const struct corral_report *m, int proc, char *buf,
-		   size_t len);
+/* Process name for titles: basename of argv[0] or path; "?" (a view). */
+struct ustr rpt_proc_name(const struct corral_report *m, int proc);
 /* How it ended, as --tree prints it: "exit 0", "killed by SIGTERM"... */
 void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,
 		       size_t len);
 
 /* Output helpers (out.c). */
 enum { OUT_RAW, OUT_TEXT, OUT_JSON, OUT_JSON_ASCII };
-/* Text for a terminal: control characters and bytes that are not UTF-8
- * escaped (quote_text). */
-void out_text(FILE *f, const char *s, size_t n);
-/* A JSON string literal; non-UTF-8 bytes as \udcXX (mode OUT_JSON) or
- * as the text \xNN (OUT_JSON_ASCII); '<' '>' '&' always escaped. */
+/* The bytes of a JSON string literal (without the quotes) for n bytes;
+ * non-UTF-8 bytes as \udcXX (mode OUT_JSON) or as the text \xNN
+ * (OUT_JSON_ASCII); '<' '>' '&' always escaped. esc.c's JSON escaper, and
+ * the model's re-serialisation of keys it keeps as JSON. */
+void out_json_chars(FILE *f, const char *s, size_t n, int mode);
 void out_json_str(FILE *f, const char *s, size_t n, int mode);
-/* argv (NUL-separated), each argument quoted as a shell reads it back. */
-void out_argv_text(FILE *f, const char *argv, size_t len, int argc);
-/* argv as a JSON array of strings. */
-void out_argv_json(FILE *f, const char *argv, size_t len, int argc, int mode);
 void out_num(FILE *f, double v);
 
 #endif

@@ -23,33 +23,22 @@ struct ctx {
 /* ---------------------------------------------------------- helpers */
 
 /*
- * argv quoted as a shell reads it back (as the tree prints it); in
- * Markdown a backquote would end the code span and, in a table, a '|' the
- * cell.
+ * Every journal string goes out through esc.c in the kind of this output:
+ * a terminal's text, a Markdown code span (in a table cell, without '|'),
+ * or JSON.
  */
-static void put_argv(const struct ctx *c, const char *argv, size_t len,
-		     int argc, bool table)
+static enum esc_kind kind(const struct ctx *c, bool table)
 {
-	if (c->fmt != CORRAL_REPORT_MD) {
-		out_argv_text(c->f, argv, len, argc);
-		return;
-	}
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	if (!m)
-		return;
-	out_argv_text(m, argv, len, argc);
-	fclose(m);
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '`')
-			fputc('\'', c->f);
-		else if (buf[i] == '|' && table)
-			fputs("\\|", c->f);
-		else
-			fputc(buf[i], c->f);
-	}
-	free(buf);
+	if (c->fmt == CORRAL_REPORT_JSON)
+		return ESC_JSON;
+	if (c->fmt == CORRAL_REPORT_MD)
+		return table ? ESC_MD_TABLE : ESC_MD;
+	return ESC_TEXT;
+}
+
+static void put(const struct ctx *c, struct ustr u, bool table)
+{
+	esc_put(c->f, u, kind(c, table));
 }
 
 static void argv_of(const struct ctx *c, int proc)
@@ -57,24 +46,20 @@ static void argv_of(const struct ctx *c, int proc)
 	const struct rexec *x = rpt_exec_of(c->m, proc);
 	if (c->fmt == CORRAL_REPORT_JSON) {
 		if (x)
-			out_argv_json(c->f, x->argv, x->argv_len, x->argc,
-				      OUT_JSON);
+			esc_argv(c->f, x->argv, x->argc, ESC_JSON);
 		else
 			fputs("[]", c->f);
 		return;
 	}
 	if (c->m->procs[proc].forks)
 		fputs("(fork) ", c->f);
-	if (c->fmt == CORRAL_REPORT_MD)
-		fputc('`', c->f);
+	/* argv quoted as a shell reads it back, as the tree prints it */
 	if (x && x->argc)
-		put_argv(c, x->argv, x->argv_len, x->argc, false);
-	else if (x && x->path)
-		out_text(c->f, x->path, strlen(x->path));
+		esc_argv(c->f, x->argv, x->argc, kind(c, false));
+	else if (x && us_ok(x->path))
+		put(c, x->path, false);
 	else
 		fputc('?', c->f);
-	if (c->fmt == CORRAL_REPORT_MD)
-		fputc('`', c->f);
 }
 
 static void lineage(const struct ctx *c, int proc)
@@ -93,16 +78,12 @@ static void lineage(const struct ctx *c, int proc)
 		return;
 	}
 	for (int i = n; i-- > 0;) {
-		char name[64];
-		rpt_proc_name(c->m, chain[i], name, sizeof(name));
 		fprintf(c->f, "%d ", c->m->procs[chain[i]].pid);
-		out_text(c->f, name, strlen(name));
+		put(c, rpt_proc_name(c->m, chain[i]), false);
 		fputs(" > ", c->f);
 	}
-	char name[64];
-	rpt_proc_name(c->m, proc, name, sizeof(name));
 	fprintf(c->f, "%d ", c->m->procs[proc].pid);
-	out_text(c->f, name, strlen(name));
+	put(c, rpt_proc_name(c->m, proc), false);
 }
 
 /* Indexes of the TOP_N procs with the largest key(). */
@@ -169,47 +150,69 @@ static void more(const struct ctx *c, size_t n)
 	}
 }
 
+/* A row of the summary's table; its text is ours (numbers and words),
+ * journal strings go between row_begin() and row_end() through esc.c. */
+static void row_begin(const struct ctx *c, const char *key)
+{
+	if (c->fmt == CORRAL_REPORT_MD)
+		fprintf(c->f, "| %s | ", key);
+	else
+		fprintf(c->f, "  %-10s ", key);
+}
+
+static void row_end(const struct ctx *c)
+{
+	fputs(c->fmt == CORRAL_REPORT_MD ? " |\n" : "\n", c->f);
+}
+
 static void row(const struct ctx *c, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void row(const struct ctx *c, const char *key, const char *fmt, ...)
 {
 	va_list ap;
-	if (c->fmt == CORRAL_REPORT_MD)
-		fprintf(c->f, "| %s | ", key);
-	else
-		fprintf(c->f, "  %-10s ", key);
+	row_begin(c, key);
 	va_start(ap, fmt);
 	vfprintf(c->f, fmt, ap);
 	va_end(ap);
-	fputs(c->fmt == CORRAL_REPORT_MD ? " |\n" : "\n", c->f);
+	row_end(c);
 }
 
-static const char *nz(const char *s, const char *d)
+/* An enumerated value: as is when it is one corral writes, else quoted. */
+static void put_enum(const struct ctx *c, struct ustr u,
+		     const char *const *set, bool table)
 {
-	return s ? s : d;
+	esc_enum(c->f, u, set, kind(c, table));
 }
 
-static void result_text(const struct corral_report *m, char *b, size_t n)
+static void result_row(const struct ctx *c)
 {
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	row_begin(c, "result");
 	if (!m->has_end) {
-		snprintf(b, n, "unknown: no end line (corral was killed?)");
+		fputs("unknown: no end line (corral was killed?)", f);
+		row_end(c);
 		return;
 	}
-	char cmd[96];
+	fprintf(f, "exit code %d, reason ", m->exit_code);
+	put_enum(c, m->end_reason, esc_reasons, true);
+	if (us_ok(m->by_signal)) {
+		fputs(" by ", f);
+		put_enum(c, m->by_signal, NULL, true);
+	}
+	fputs(" (", f);
 	if (m->sandbox_failed)
-		snprintf(cmd, sizeof(cmd), "the sandbox could not be built");
-	else if (m->exec_error)
-		snprintf(cmd, sizeof(cmd), "the command could not run: %.60s",
-			 m->exec_error);
-	else if (m->end_signal)
-		snprintf(cmd, sizeof(cmd), "command killed by %.20s",
-			 m->end_signal);
-	else
-		snprintf(cmd, sizeof(cmd), "command exit status %d",
-			 m->end_status);
-	snprintf(b, n, "exit code %d, reason %s%s%s (%s)", m->exit_code,
-		 nz(m->end_reason, "?"), m->by_signal ? " by " : "",
-		 m->by_signal ? m->by_signal : "", cmd);
+		fputs("the sandbox could not be built", f);
+	else if (us_ok(m->exec_error)) {
+		fputs("the command could not run: ", f);
+		put(c, us_sub(m->exec_error, 0, 60), true);
+	} else if (us_ok(m->end_signal)) {
+		fputs("command killed by ", f);
+		put_enum(c, m->end_signal, NULL, true);
+	} else
+		fprintf(f, "command exit status %d", m->end_status);
+	fputc(')', f);
+	row_end(c);
 }
 
 /* ------------------------------------------------------------ text/md */
@@ -250,29 +253,22 @@ static void list_how(const struct ctx *c, const char *title, int how)
 }
 
 /* "#0 func+0x1f (/lib/libc.so.6) 0x7f..." -> "func", or "?? (libc.so.6)" */
-static void frame_short(FILE *f, const char *s, size_t l)
+static void frame_short(const struct ctx *c, struct ustr s)
 {
-	const char *e = s + l, *p = memchr(s, ' ', l);
-	if (!p || s[0] != '#') {
-		out_text(f, s, l);
+	size_t sp = us_cspn(s, 0, " ");
+	if (sp == us_len(s) || !us_prefix(s, "#")) {
+		put(c, s, false);
 		return;
 	}
-	p++;
-	size_t n = strcspn(p, "+ \n");
-	if (p + n > e)
-		n = (size_t)(e - p);
-	out_text(f, p, n);
-	if (n == 2 && !memcmp(p, "??", 2)) {
-		const char *m = memchr(p, '(', (size_t)(e - p));
-		const char *me = m ? memchr(m, ')', (size_t)(e - m)) : NULL;
-		if (m && me) {
-			const char *b = m + 1;
-			for (const char *q = m + 1; q < me; q++)
-				if (*q == '/')
-					b = q + 1;
-			fputs(" (", f);
-			out_text(f, b, (size_t)(me - b));
-			fputc(')', f);
+	struct ustr p = us_sub(s, sp + 1, us_len(s));
+	struct ustr fn = us_sub(p, 0, us_cspn(p, 0, "+ \n"));
+	put(c, fn, false);
+	if (us_eq(fn, "??")) {
+		size_t o = us_cspn(p, 0, "("), e = us_cspn(p, o, ")");
+		if (o < us_len(p) && e < us_len(p)) {
+			fputs(" (", c->f);
+			put(c, us_base(us_sub(p, o + 1, e - o - 1)), false);
+			fputc(')', c->f);
 		}
 	}
 }
@@ -293,25 +289,29 @@ static void list_marks(const struct ctx *c, const char *title, int kind,
 		fprintf(c->f, "%.3fs %d ", mk->t, c->m->procs[mk->proc].pid);
 		if (mk->tid > 0 && mk->tid != c->m->procs[mk->proc].pid)
 			fprintf(c->f, "(thread %d) ", mk->tid);
-		char name[64];
-		rpt_proc_name(c->m, mk->proc, name, sizeof(name));
-		out_text(c->f, name, strlen(name));
-		const char *txt = mk->text ? mk->text : "";
-		size_t first = strcspn(txt, "\n");
+		put(c, rpt_proc_name(c->m, mk->proc), false);
+		size_t pos = 0;
+		struct ustr first;
+		if (!us_line(mk->text, &pos, &first))
+			first = us_lit("");
 		if (kind == MK_ESCAPE) {
 			fputs(": ", c->f);
-			out_text(c->f, txt, first);
-			fprintf(c->f, " -> %s", nz(mk->extra, "?"));
+			put(c, first, false);
+			fputs(" -> ", c->f);
+			put_enum(c, mk->extra, esc_verdicts, false);
 		} else {
-			fprintf(c->f, " (%s): ", nz(mk->extra, "?"));
+			fputs(" (", c->f);
+			put_enum(c, mk->extra, esc_whys, false);
+			fputs("): ", c->f);
 			/* the innermost frames say where it was */
-			int lines = 0;
-			for (const char *s = txt; *s && lines < 4; lines++) {
-				size_t l = strcspn(s, "\n");
+			pos = 0;
+			struct ustr l;
+			for (int lines = 0;
+			     lines < 4 && us_line(mk->text, &pos, &l);
+			     lines++) {
 				if (lines)
 					fputs(" < ", c->f);
-				frame_short(c->f, s, l);
-				s += l + (s[l] == '\n');
+				frame_short(c, l);
 			}
 		}
 		fputc('\n', c->f);
@@ -323,38 +323,39 @@ static void summary_text(const struct ctx *c)
 {
 	const struct corral_report *m = c->m;
 	FILE *f = c->f;
-	if (c->fmt == CORRAL_REPORT_MD)
-		fputs("## corral report: `", f);
-	else
-		fputs("corral report: ", f);
-	out_text(f, m->name, strlen(m->name));
-	fputs(c->fmt == CORRAL_REPORT_MD ? "`\n\n| | |\n| --- | --- |\n" : "\n",
+	fputs(c->fmt == CORRAL_REPORT_MD ? "## corral report: "
+					 : "corral report: ",
 	      f);
-	row(c, "journal", "schema %d, corral %s, %lu lines%s", m->schema,
-	    nz(m->version, "?"), m->lines,
-	    m->cut ? ", cut at the end" : (m->has_end ? "" : ", no end line"));
-	if (c->fmt == CORRAL_REPORT_MD)
-		fputs("| command | `", f);
-	else
-		fprintf(f, "  %-10s ", "command");
-	put_argv(c, m->command, m->command_len, m->command_argc, true);
-	fputs(c->fmt == CORRAL_REPORT_MD ? "` |\n" : "\n", f);
-	if (m->wall)
-		row(c, "started", "%s%s%s", m->wall, m->host ? " on " : "",
-		    m->host ? m->host : "");
-	if (m->cwd) {
-		if (c->fmt == CORRAL_REPORT_MD)
-			fputs("| cwd | ", f);
-		else
-			fprintf(f, "  %-10s ", "cwd");
-		out_text(f, m->cwd, strlen(m->cwd));
-		fputs(c->fmt == CORRAL_REPORT_MD ? " |\n" : "\n", f);
+	put(c, m->name, false);
+	fputs(c->fmt == CORRAL_REPORT_MD ? "\n\n| | |\n| --- | --- |\n" : "\n",
+	      f);
+	row_begin(c, "journal");
+	fprintf(f, "schema %d, corral ", m->schema);
+	put(c, m->version, true);
+	fprintf(f, ", %lu lines%s", m->lines,
+		m->cut ? ", cut at the end"
+		       : (m->has_end ? "" : ", no end line"));
+	row_end(c);
+	row_begin(c, "command");
+	esc_argv(f, m->command, m->command_argc, kind(c, true));
+	row_end(c);
+	if (us_ok(m->wall)) {
+		row_begin(c, "started");
+		put(c, m->wall, true);
+		if (us_ok(m->host)) {
+			fputs(" on ", f);
+			put(c, m->host, true);
+		}
+		row_end(c);
+	}
+	if (us_ok(m->cwd)) {
+		row_begin(c, "cwd");
+		put(c, m->cwd, true);
+		row_end(c);
 	}
 	row(c, "duration", "%.6fs%s", m->has_end ? m->duration : m->t_last,
 	    m->has_end ? "" : " (up to the last line)");
-	char res[256];
-	result_text(m, res, sizeof(res));
-	row(c, "result", "%s", res);
+	result_row(c);
 	if (m->timeout > 0)
 		row(c, "timeout", "%gs", m->timeout);
 	row(c, "counts",
@@ -368,14 +369,21 @@ static void summary_text(const struct ctx *c)
 	    "%lu signals, %lu stops, %lu escapes, %lu stacks, "
 	    "%lu denied",
 	    m->n_signals, m->n_stops, m->n_escapes, m->n_stacks, m->n_denied);
-	if (m->has_ending)
-		row(c, "ending",
-		    "at %.6fs (%s%s%s): grace %.6fs, stop %.6fs, "
-		    "kill %.6fs; %ld SIGKILLed, %ld survivors",
-		    m->ending_t, nz(m->ending_reason, "?"),
-		    m->ending_signal ? " " : "", nz(m->ending_signal, ""),
-		    m->phase_grace, m->phase_stop, m->phase_kill, m->end_killed,
-		    m->end_survivors);
+	if (m->has_ending) {
+		row_begin(c, "ending");
+		fprintf(f, "at %.6fs (", m->ending_t);
+		put_enum(c, m->ending_reason, esc_reasons, true);
+		if (us_ok(m->ending_signal)) {
+			fputc(' ', f);
+			put_enum(c, m->ending_signal, NULL, true);
+		}
+		fprintf(f,
+			"): grace %.6fs, stop %.6fs, kill %.6fs; %ld "
+			"SIGKILLed, %ld survivors",
+			m->phase_grace, m->phase_stop, m->phase_kill,
+			m->end_killed, m->end_survivors);
+		row_end(c);
+	}
 	if (m->has_end && (m->end_journal_errors || m->end_journal_lost))
 		row(c, "lost",
 		    "%ld journal lines never written, %ld failed "
@@ -391,10 +399,11 @@ static void summary_text(const struct ctx *c)
 		row(c, "chain", "intact: every line's digest checked");
 		break;
 	case CHAIN_BROKEN:
-		row(c, "chain",
-		    "BROKEN: %zu line(s) altered, removed or "
-		    "reordered; %s",
-		    m->nbad, m->chain_why);
+		row_begin(c, "chain");
+		fprintf(f, "BROKEN: %zu line(s) altered, removed or reordered; ",
+			m->nbad);
+		esc_put(f, us_lit(m->chain_why), kind(c, true));
+		row_end(c);
 		break;
 	case CHAIN_UNCHECKED:
 		row(c, "chain", "not checked: no key (--key FILE)");
@@ -447,7 +456,8 @@ static void summary_text(const struct ctx *c)
 				continue;
 			k++;
 			bullet(c);
-			fprintf(f, "line %lu: %s", mk->line, nz(mk->text, "?"));
+			fprintf(f, "line %lu: ", mk->line);
+			esc_put(f, mk->text, kind(c, false));
 			if (mk->proc >= 0) {
 				fprintf(f, ", about %d ",
 					m->procs[mk->proc].pid);
@@ -463,7 +473,7 @@ static void summary_text(const struct ctx *c)
 			bullet(c);
 			if (m->notes[i].line)
 				fprintf(f, "line %lu: ", m->notes[i].line);
-			out_text(f, m->notes[i].msg, strlen(m->notes[i].msg));
+			esc_put(f, m->notes[i].msg, kind(c, false));
 			fputc('\n', f);
 		}
 		if (m->notes_dropped) {
@@ -481,12 +491,9 @@ static void jkey(FILE *f, const char *k, bool *first)
 	*first = false;
 }
 
-static void jstr(FILE *f, const char *s)
+static void jstr(FILE *f, struct ustr s)
 {
-	if (s)
-		out_json_str(f, s, strlen(s), OUT_JSON);
-	else
-		fputs("null", f);
+	esc_put(f, s, ESC_JSON);
 }
 
 static void json_proc(const struct ctx *c, int i, bool first)
@@ -538,7 +545,7 @@ static void summary_json(const struct ctx *c)
 	jkey(f, "cut", &first);
 	fputs(m->cut ? "true" : "false", f);
 	jkey(f, "command", &first);
-	out_argv_json(f, m->command, m->command_len, m->command_argc, OUT_JSON);
+	esc_argv(f, m->command, m->command_argc, ESC_JSON);
 	jkey(f, "wall", &first);
 	jstr(f, m->wall);
 	jkey(f, "host", &first);
@@ -552,7 +559,7 @@ static void summary_json(const struct ctx *c)
 		fprintf(f, "%d", m->exit_code);
 		jkey(f, "reason", &first);
 		jstr(f, m->end_reason);
-		if (m->end_signal) {
+		if (us_ok(m->end_signal)) {
 			jkey(f, "signal", &first);
 			jstr(f, m->end_signal);
 		} else if (m->end_status >= 0) {
@@ -623,11 +630,11 @@ static void summary_json(const struct ctx *c)
 		const struct rmark *mk = &m->marks[i];
 		if (mk->kind != MK_ESCAPE || mk->proc < 0)
 			continue;
-		const char *txt = mk->text ? mk->text : "";
+		struct ustr call = us_or(mk->text, "");
 		fprintf(f, "%s{\"t\":", k++ ? "," : "");
 		out_num(f, mk->t);
 		fprintf(f, ",\"pid\":%d,\"call\":", m->procs[mk->proc].pid);
-		out_json_str(f, txt, strcspn(txt, "\n"), OUT_JSON);
+		jstr(f, us_sub(call, 0, us_cspn(call, 0, "\n")));
 		fputs(",\"verdict\":", f);
 		jstr(f, mk->extra);
 		fputc('}', f);
@@ -660,7 +667,7 @@ static void summary_json(const struct ctx *c)
 			m->bad[i].line,
 			corral_line_verdict_name(m->bad[i].verdict));
 	fputs("],\"why\":", f);
-	jstr(f, m->chain == CHAIN_BROKEN ? m->chain_why : NULL);
+	jstr(f, us_lit(m->chain == CHAIN_BROKEN ? m->chain_why : NULL));
 	fputc('}', f);
 	jkey(f, "notes", &first);
 	fputc('[', f);

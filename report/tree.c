@@ -14,22 +14,11 @@
 #include "quote.h"
 #include "report.h"
 
-/* argv (NUL-separated) quoted as quote_argv() does. */
-static void put_argv(struct sbuf *b, const struct rexec *x)
-{
-	size_t i = 0;
-	for (int k = 0; k < x->argc && i <= x->argv_len; k++) {
-		if (k)
-			sb_putc(b, ' ');
-		quote_arg(b, x->argv + i);
-		i += strlen(x->argv + i) + 1;
-	}
-}
-
-static void put_line(struct sbuf *b, const struct corral_report *m, int i,
-		     int depth, const bool *last)
+static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
+		     int i, int depth, const bool *last)
 {
 	const struct rproc *p = &m->procs[i];
+	sb_reset(b);
 	quote_tree_branch(b, depth, last);
 	sb_printf(b, "%d ", p->pid);
 	if (p->setup)
@@ -39,12 +28,15 @@ static void put_line(struct sbuf *b, const struct corral_report *m, int i,
 	const struct rexec *x = rpt_exec_of(m, i);
 	if (p->forks && i != 0)
 		sb_puts(b, "(fork) ");
+	fwrite(b->p, 1, b->len, f);
+	/* argv quoted as quote_argv() does (esc.c) */
 	if (x && x->argc)
-		put_argv(b, x);
-	else if (x && x->path)
-		quote_arg(b, x->path);
+		esc_argv(f, x->argv, x->argc, ESC_TEXT);
+	else if (x && us_ok(x->path))
+		esc_quoted(f, x->path);
 	else
-		sb_putc(b, '?');
+		fputc('?', f);
+	sb_reset(b);
 	sb_puts(b, " [");
 	if (!p->has_exit)
 		sb_puts(b, "no exit seen");
@@ -59,6 +51,7 @@ static void put_line(struct sbuf *b, const struct corral_report *m, int i,
 	}
 	double end = p->has_exit ? p->ended : m->t_last;
 	sb_printf(b, ", %.3fs]\n", end - p->born);
+	fwrite(b->p, 1, b->len, f);
 }
 
 static const char *plural(unsigned long n, const char *one, const char *many)
@@ -67,35 +60,32 @@ static const char *plural(unsigned long n, const char *one, const char *many)
 }
 
 /* The header `corral run --tree` prints (cli/main.c, print_tree). */
-static void header(struct sbuf *b, const struct corral_report *m)
+static void header(FILE *f, const struct corral_report *m)
 {
 	unsigned long np = m->nprocs, nt = m->nthreads, ne = m->n_execs;
-	sb_printf(b, "corral: %lu %s, %lu %s, %lu %s; ", np,
-		  plural(np, "process", "processes"), nt,
-		  plural(nt, "thread", "threads"), ne,
-		  plural(ne, "exec", "execs"));
+	fprintf(f, "corral: %lu %s, %lu %s, %lu %s; ", np,
+		plural(np, "process", "processes"), nt,
+		plural(nt, "thread", "threads"), ne,
+		plural(ne, "exec", "execs"));
 	bool core = m->nprocs && m->procs[0].core;
 	if (!m->has_end)
-		sb_puts(b, "no end line: corral was killed?");
-	else if (m->exec_error || m->sandbox_failed)
-		sb_puts(b, "the command did not run");
-	else if (m->end_signal) {
-		char *e = corral_escape(m->end_signal);
-		sb_printf(b, "the command was killed by %s%s", e ? e : "?",
-			  core ? " (core dumped)" : "");
-		free(e);
+		fputs("no end line: corral was killed?", f);
+	else if (us_ok(m->exec_error) || m->sandbox_failed)
+		fputs("the command did not run", f);
+	else if (us_ok(m->end_signal)) {
+		fputs("the command was killed by ", f);
+		esc_enum(f, m->end_signal, NULL, ESC_TEXT);
+		fputs(core ? " (core dumped)" : "", f);
 	} else
-		sb_printf(b, "the command exited with status %d",
-			  m->end_status);
-	sb_putc(b, '\n');
+		fprintf(f, "the command exited with status %d", m->end_status);
+	fputc('\n', f);
 }
 
 /* Iterative depth-first walk: a 10,000-deep chain must not blow the stack. */
 int corral_report_tree(const struct corral_report *m, FILE *f)
 {
 	struct sbuf b = {0};
-	header(&b, m);
-	fwrite(b.p, 1, b.len, f);
+	header(f, m);
 	int n = (int)m->nprocs;
 	int *stack = malloc(sizeof(int) * (size_t)(n + 1));
 	int *depth = malloc(sizeof(int) * (size_t)(n + 1));
@@ -117,9 +107,7 @@ int corral_report_tree(const struct corral_report *m, FILE *f)
 			const struct rproc *p = &m->procs[i];
 			if (d > 0 && d <= QUOTE_TREE_MAX_INDENT)
 				last[d] = p->next_sibling < 0;
-			sb_reset(&b);
-			put_line(&b, m, i, d, last);
-			fwrite(b.p, 1, b.len, f);
+			put_line(f, &b, m, i, d, last);
 			/* children pushed in reverse: printed in birth order */
 			int kids = 0;
 			for (int k = p->first_child; k >= 0;
