@@ -175,6 +175,18 @@ int corral_step(struct corral *c, int timeout_ms)
 		return 0;
 	if (c->drained && !c->saw_echild && c->tab.live > 0)
 		waiter_sleep(c, sleep_for(c, timeout_ms));
+	else {
+		/*
+		 * No sleep, so no ppoll said whether a signal came: look
+		 * anyway, before the batch (one read that finds nothing is
+		 * cheap next to a batch; no first status waits on it here).
+		 * Otherwise a storm that keeps the kernel's queue full
+		 * (every batch cut at its bound) keeps a SIGTERM to corral
+		 * unread for as long as it lasts.
+		 */
+		c->sigs_unread = true;
+		waiter_read_signals(c);
+	}
 	int n = 0;
 	if (c->phase != PH_DONE)
 		n = engine_drain(c, false);

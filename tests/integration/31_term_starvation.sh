@@ -14,7 +14,10 @@ for n in 300; do
 	AWAIT_SOFT=1 await "^READY $n\$" 3
 	finish 60
 	expect_rc 124 "--timeout 3 on storm -s $n"
-	expect_within $((3 + 1 + 5)) "--timeout 3 -k 1 (from start)"
+	# timeout + the stacks at the ending (before SIGTERM: at most the
+	# default stack budget, 5 s, all of it on a loaded machine) + grace +
+	# slack
+	expect_within $((3 + 5 + 1 + 5)) "--timeout 3, stacks, -k 1 (from start)"
 	if j_parse "$j"; then
 		j_expect_end "$j" reason timeout
 		j_expect_end "$j" survivors 0
@@ -23,7 +26,15 @@ for n in 300; do
 	note "storm -s $n ended in ${ELAPSED}s, journal $(wc -l <"$j") lines"
 done
 
-# the same storm ended by SIGTERM
-TERM_CASE="storm -s 300" TERM_WAYS=sigterm term_three '^READY 300$' -- "$FIX/storm" -s 300
+# The same storm ended by SIGTERM. All 300 workers up is not needed (the
+# storm rages either way) and can take more than 20 s on a loaded machine
+# (each fork of the command waits for its turn in corral's fair batches,
+# among every member's): the signal is sent then anyway (TERM_READY_SOFT).
+# Acted on within TERM_SLACK of the signal (j_acted_within: a SIGTERM once
+# stayed unread while the storm kept corral's queue full, tracer/loop.c);
+# done within the stacks taken at the ending (before SIGTERM to the
+# members: up to the 5 s budget under load) + the grace + 5 s.
+TERM_CASE="storm -s 300" TERM_WAYS=sigterm TERM_READY=10 TERM_READY_SOFT=1 TERM_SLACK=10 \
+	term_three '^READY 300$' -- "$FIX/storm" -s 300
 
 done_test

@@ -203,6 +203,37 @@ static void test_sigusr1_snapshots_coalesced(void **state)
 	mock_free(c);
 }
 
+/*
+ * A storm that never lets the kernel's queue empty: every batch is cut at
+ * its bound, so the loop never sleeps, and no ppoll says the signalfd is
+ * readable. A SIGTERM to corral must still be read and acted on at the
+ * next round, not when (if ever) the storm pauses. (It was read only after
+ * a sleep: under a fork storm on a loaded machine, 31_term_starvation saw
+ * seconds between the signal and the ending.)
+ */
+static void test_signal_read_while_the_queue_never_empties(void **state)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_after = 5;
+	/* Every waitpid(-1) costs 1 ms: a batch is cut by its 10 ms bound
+	 * with the queue still full. Two members stop on a signal again and
+	 * again (SIGUSR1 delivery stops, re-injected). */
+	M.wait_any_cost = 0.001;
+	for (int i = 0; i < 400; i++)
+		mock_wait(&M, i % 2 ? 101 : 103, ST_STOP(SIGUSR1, 0));
+	assert_int_equal(corral_step(c, -1), 1); /* woken, first batch */
+	assert_false(c->queue_empty);
+	assert_int_equal(c->phase, PH_RUN);
+	mock_signal(&M, SIGTERM, 4242);
+	assert_int_equal(corral_step(c, -1), 1);
+	assert_false(c->queue_empty); /* still no sleep */
+	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
+	assert_int_equal(c->res.term_signal, SIGTERM);
+	assert_true(jline_has(c, "\"event\":\"ending\"", "\"signal\":\"SIGTERM\""));
+	mock_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_signal_from_member_gone),
 		cmocka_unit_test(test_parent_death),
 		cmocka_unit_test(test_sigusr1_snapshots_coalesced),
+		cmocka_unit_test(test_signal_read_while_the_queue_never_empties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
