@@ -33,8 +33,8 @@ done
 # Acted on within TERM_SLACK of the signal (j_acted_within: a SIGTERM once
 # stayed unread while the storm kept corral's queue full, tracer/loop.c);
 # done within the stacks taken at the ending (before SIGTERM to the
-# members: up to the 5 s budget under load) + the grace + 5 s.
-TERM_CASE="storm -s 300" TERM_WAYS=sigterm TERM_READY=10 TERM_READY_SOFT=1 TERM_SLACK=10 \
+# members: up to the 5 s budget under load) + the grace + the slack.
+TERM_CASE="storm -s 300" TERM_WAYS=sigterm TERM_READY=10 TERM_READY_SOFT=1 \
 	term_three '^READY 300$' -- "$FIX/storm" -s 300
 
 done_test
