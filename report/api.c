@@ -180,8 +180,11 @@ void corral_report_free(struct corral_report *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nprocs; i++)
+	for (size_t i = 0; i < m->nprocs; i++) {
 		free(m->procs[i].exit_extra);
+		us_free(&m->procs[i].core_file_);
+		us_free(&m->procs[i].core_cut_);
+	}
 	for (size_t i = 0; i < m->nexecs; i++) {
 		us_free(&m->execs[i].path);
 		us_free(&m->execs[i].argv);

@@ -37,9 +37,11 @@ static void proc_row(const struct corral_report *m, FILE *f, int i)
 		fputs("[]", f);
 	fputc(',', f);
 	esc_put(f, x ? x->path : us_lit(NULL), ESC_JSON);
-	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu]", p->nspid, how, p->nthreads,
+	fprintf(f, ",%d,\"%s\",%d,%d,%s,%d,%d,%lu,", p->nspid, how, p->nthreads,
 		p->nexecs, p->exit_extra ? p->exit_extra : "null", p->setup,
 		p->forks, p->line);
+	esc_put(f, p->core_file_, ESC_JSON); /* --core: its core, or null */
+	fputc(']', f);
 }
 
 static void data(const struct corral_report *m, FILE *f)

@@ -615,6 +615,36 @@ static int ev_mark(struct corral_report *m, const struct jdoc *d,
 	return 0;
 }
 
+/* --core: the process's row links its core file; a failure is a note. */
+static int ev_core(struct corral_report *m, const struct jdoc *d,
+		   const struct jnode *o, double t, unsigned long line)
+{
+	int pid = num_i(d, o, "pid");
+	size_t el = 0;
+	const char *err = jd_string(d, o, "error", &el);
+	if (!jd_get(d, o, "path") || pid <= 0) {
+		if (pid > 0)
+			rpt_note(m, line, "core of %d: %.*s", pid,
+				 err ? (int)el : 11, err ? err : "not written");
+		else
+			rpt_note(m, line, "cores: %.*s", err ? (int)el : 7,
+				 err ? err : "skipped");
+		return 0;
+	}
+	int p = proc_for(m, pid, pid, t, line);
+	if (p < 0)
+		return p;
+	struct rproc *pr = &m->procs[p];
+	us_free(&pr->core_file_);
+	us_free(&pr->core_cut_);
+	pr->core_file_ = str_dup(d, o, "path");
+	pr->core_cut_ = str_dup(d, o, "cut");
+	m->n_cores++;
+	if (err)
+		rpt_note(m, line, "core of %d: %.*s", pid, (int)el, err);
+	return 0;
+}
+
 static int ev_end(struct corral_report *m, const struct jdoc *d,
 		  const struct jnode *o, double t)
 {
@@ -698,6 +728,8 @@ static int event(struct corral_report *m, const struct jdoc *d,
 		}
 		return ev_mark(m, d, o, t, line, MK_STACK);
 	}
+	if (!strcmp(ev, "core"))
+		return ev_core(m, d, o, t, line);
 	if (!strcmp(ev, "denied"))
 		return ev_mark(m, d, o, t, line, MK_DENIED);
 	if (!strcmp(ev, "left"))

@@ -235,6 +235,8 @@ struct rproc {
 	char *exit_extra;   /* the exit event's other keys, as JSON written
 			     * by out_json_str (so escaped) */
 	unsigned long line; /* line that created it */
+	struct ustr core_file_; /* --core: the path of its (last) core */
+	struct ustr core_cut_;	/* why that core is short; absent: whole */
 };
 
 struct rexec {
@@ -349,6 +351,7 @@ struct corral_report {
 	char chain_why[256]; /* from the check: shown through us_lit + esc */
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
+	unsigned long n_cores; /* core files written (core events with a path) */
 	unsigned long how_count[HOW__COUNT];
 };
 

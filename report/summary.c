@@ -229,6 +229,17 @@ static void proc_line(const struct ctx *c, int i, bool with_lineage)
 	if (p->has_exit)
 		fprintf(c->f, " at %.3fs", p->ended);
 	fputc(']', c->f);
+	if (us_ok(p->core_file_)) { /* --core: where its core file is */
+		fputs(c->fmt == CORRAL_REPORT_MD ? " <br>core: "
+						 : "\n      core: ",
+		      c->f);
+		esc_put(c->f, p->core_file_, kind(c, false));
+		if (us_ok(p->core_cut_)) {
+			fputs(" (cut short: ", c->f);
+			esc_put(c->f, p->core_cut_, kind(c, false));
+			fputc(')', c->f);
+		}
+	}
 	if (with_lineage && p->parent >= 0) {
 		fputs(c->fmt == CORRAL_REPORT_MD ? " <br>lineage: "
 						 : "\n      lineage: ",
@@ -369,6 +380,9 @@ static void summary_text(const struct ctx *c)
 	    "%lu signals, %lu stops, %lu escapes, %lu stacks, "
 	    "%lu denied",
 	    m->n_signals, m->n_stops, m->n_escapes, m->n_stacks, m->n_denied);
+	if (m->n_cores)
+		row(c, "cores", "%lu core file(s): see the processes below",
+		    m->n_cores);
 	if (m->has_ending) {
 		row_begin(c, "ending");
 		fprintf(f, "at %.6fs (", m->ending_t);
@@ -512,6 +526,10 @@ static void json_proc(const struct ctx *c, int i, bool first)
 	}
 	fputs(",\"lineage\":", c->f);
 	lineage(c, i);
+	if (us_ok(p->core_file_)) {
+		fputs(",\"core\":", c->f);
+		esc_put(c->f, p->core_file_, ESC_JSON);
+	}
 	fputc('}', c->f);
 }
 

@@ -7,6 +7,8 @@
 #     it says (size, sha256), mode 0600 in a 0700 directory; gdb -batch on
 #     it prints every thread's backtrace naming the function, and the
 #     local's and the global's values. (gdb probed: skipped without it.)
+#     corral report shows the core's path in the process's row (text, md,
+#     html).
 #  2. A crashing program (3 threads, SIGSEGV in the main thread) under
 #     --core crash, with the kernel's own core of the same process made at
 #     the delivery of the same signal (ulimit -c; core_pattern set to
@@ -93,6 +95,16 @@ elif [ -f "$core" ]; then
 	expect_eq "$(sed -n 's/^GLOBAL //p' "$T/gdb.vars")" 4242424242 "gdb: the global's value"
 	ids=$(awk '/^LOCAL/ { print $3 }' "$T/gdb.vars" | sort -n | tr '\n' ' ')
 	expect_eq "$ids" "0 1 2 " "gdb: one local per worker"
+fi
+
+# corral report links the core from the process's row (text, Markdown, HTML)
+if [ -f "$core" ]; then
+	"$CORRAL" report "$j" >"$T/rep.txt" 2>/dev/null
+	expect_grep "^ +core: $core\$" "$T/rep.txt" "report (text): the process's core"
+	"$CORRAL" report --format md "$j" >"$T/rep.md" 2>/dev/null
+	expect_grep "<br>core: \`$core\`" "$T/rep.md" "report (md): the process's core"
+	"$CORRAL" report --html "$T/rep.html" "$j" 2>/dev/null
+	expect_grep ",\"$core\"\]" "$T/rep.html" "report (html): the process's core"
 fi
 
 # ------------------------------------------------ 2. crash, against the kernel's core
