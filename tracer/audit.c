@@ -63,6 +63,8 @@ static const char *const rule_names[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_RT_SIGQUEUEINFO] = "rt_sigqueueinfo",
 	[FILTER_RULE_RT_TGSIGQUEUEINFO] = "rt_tgsigqueueinfo",
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
+	[FILTER_RULE_PERF_EVENT_OPEN] = "perf_event_open",
+	[FILTER_RULE_FSOPEN] = "fsopen",
 };
 
 /*
@@ -99,6 +101,8 @@ static const long rule_nr[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_RT_SIGQUEUEINFO] = SYS_rt_sigqueueinfo,
 	[FILTER_RULE_RT_TGSIGQUEUEINFO] = SYS_rt_tgsigqueueinfo,
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = SYS_pidfd_send_signal,
+	[FILTER_RULE_PERF_EVENT_OPEN] = SYS_perf_event_open,
+	[FILTER_RULE_FSOPEN] = SYS_fsopen,
 };
 
 #define F(x) {x, #x}
@@ -390,6 +394,72 @@ static void decode_setpgid(struct audit_call *out, struct text *t,
 		verdict(out, true, "joins a process group outside the tree");
 }
 
+/* A FUSE file system: its server may be a member, and a member waiting
+ * for an answer from its own server cannot die (docs/threat-model.md). */
+static bool is_fuse(const char *fstype)
+{
+	return fstype && !strncmp(fstype, "fuse", 4) &&
+	       (!fstype[4] || fstype[4] == '.' || !strcmp(fstype, "fuseblk"));
+}
+
+static const char *mount_why(const struct audit_ctx *c, int fs_arg)
+{
+	return is_fuse(c->str[fs_arg])
+		       ? "mounts a FUSE file system (a member serving it can "
+			 "make members unkillable)"
+		       : "changes mounts";
+}
+
+static pid_t tgid_of(const struct audit_tree_ops *tree, pid_t tid)
+{
+	return tree && tree->tgid_of && tid > 0 ? tree->tgid_of(tid, tree->arg)
+						: 0;
+}
+
+#define PERF_FLAG_PID_CGROUP_ 4
+
+/*
+ * perf_event_open(attr, pid, cpu, group_fd, flags), traced when pid != 0 or
+ * the event is a cgroup's: the caller's own process is fine, anything else
+ * is refused in every mode (EACCES, like the kernel's own refusals): a
+ * capable caller skips the kernel's ptrace check (filter.c says more).
+ */
+static void decode_perf(struct audit_call *out, struct text *t,
+			const struct audit_ctx *c,
+			const struct audit_tree_ops *tree)
+{
+	pid_t pid = (pid_t)out->args[1];
+	int cpu = (int)out->args[2];
+	unsigned long flags = out->args[4];
+	put(t, "perf_event_open(%#llx, %d, %d, %d, %#lx)",
+	    (unsigned long long)out->args[0], pid, cpu, (int)out->args[3],
+	    flags);
+	out->target = pid;
+	const char *why = NULL;
+	if (flags & PERF_FLAG_PID_CGROUP_) {
+		why = "perf events of a cgroup's tasks";
+	} else if (pid == -1) {
+		why = "perf events of every task on a CPU";
+	} else if (pid <= 0) {
+		why = "perf events of an invalid target";
+	} else if (pid == c->caller) {
+		verdict(out, false, "");
+		return;
+	} else {
+		pid_t own = tgid_of(tree, c->caller);
+		if (own && tgid_of(tree, pid) == own) {
+			verdict(out, false, ""); /* a thread of its own */
+			return;
+		}
+		why = is_guard(c, pid) ? "perf events of the supervisor"
+		      : member(tree, pid)
+			      ? "perf events of another member process"
+			      : "perf events of a process outside the tree";
+	}
+	verdict(out, true, why);
+	out->refuse = EACCES;
+}
+
 int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		 const struct audit_ctx *c, const struct audit_tree_ops *tree,
 		 struct audit_call *out)
@@ -478,7 +548,7 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		put(&t, ", ");
 		put_flags(&t, a[3], NULL, mount_flags);
 		put(&t, ", %#llx)", (ull)a[4]);
-		verdict(out, true, "changes mounts");
+		verdict(out, true, mount_why(c, 2));
 		break;
 	case FILTER_RULE_UMOUNT2:
 		put(&t, "umount2(");
@@ -550,6 +620,19 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		put(&t, ", %#llx)", (ull)a[2]);
 		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
 		break;
+	case FILTER_RULE_PERF_EVENT_OPEN:
+		decode_perf(out, &t, c, tree);
+		break;
+	case FILTER_RULE_FSOPEN:
+		/* Every fsopen is judged: the name read here may not be the
+		 * one the kernel reads (another thread can rewrite it). */
+		put(&t, "fsopen(");
+		put_ptr(&t, c, 0, (ull)a[0]);
+		put(&t, ", %#x)", (unsigned int)a[1]);
+		verdict(out, true, is_fuse(c->str[0])
+					   ? mount_why(c, 0)
+					   : "opens a file system to mount");
+		break;
 	case FILTER_RULE_PIDFD_SEND_SIGNAL:
 		put(&t, "pidfd_send_signal(%d, ", (int)a[0]);
 		put_sig(&t, (int)a[1]);
@@ -607,6 +690,7 @@ static unsigned str_args(unsigned long rule)
 	case FILTER_RULE_UMOUNT2:
 	case FILTER_RULE_UMOUNT:
 	case FILTER_RULE_CHROOT:
+	case FILTER_RULE_FSOPEN:
 		return 0x1;
 	default:
 		return 0;
@@ -716,6 +800,13 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
 		if (err)
 			return err == -ESRCH ? err
 					     : unjudged(out, err, EPERM,
+							"cannot refuse it");
+		out->denied = true;
+	} else if (out->refuse) {
+		err = audit_deny(sys, tid, out->refuse);
+		if (err)
+			return err == -ESRCH ? err
+					     : unjudged(out, err, out->refuse,
 							"cannot refuse it");
 		out->denied = true;
 	}

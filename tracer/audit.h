@@ -8,7 +8,8 @@
  *
  * One decision is not the engine's: a call aimed at the supervisor itself
  * (kill(-1, sig), a signal to its pid or group, ptrace of it, setpgid into
- * its group) is refused by audit_inspect() in every mode and reported with
+ * its group), or a perf event aimed at anything but the caller's own
+ * process, is refused by audit_inspect() in every mode and reported with
  * denied = true. The filter refuses these in the kernel when escape is OFF;
  * with escape on, it TRACEs those calls as a whole (filter.h says why).
  */
@@ -29,6 +30,9 @@ struct audit_tree_ops {
 	bool (*is_member)(pid_t pid, void *arg);      /* a live member task */
 	bool (*is_member_pgrp)(pid_t pgid, void *arg); /* a group of members */
 	void *arg;
+	/* The process (tgid) a member task belongs to, 0 if not a member
+	 * (NULL: unknown for every task). */
+	pid_t (*tgid_of)(pid_t tid, void *arg);
 };
 
 struct audit_call {
@@ -41,6 +45,8 @@ struct audit_call {
 	pid_t target;	  /* the pid/pgid/tid the call is aimed at, 0 if none */
 	bool guard;	  /* aimed at the supervisor itself */
 	bool denied;	  /* audit_inspect() already made it fail (EPERM) */
+	int refuse;	  /* refused in every mode, with this errno (a
+			     perf event aimed outside the caller's process) */
 	int refuse_errno; /* when it cannot be judged: fail it with this */
 };
 

@@ -139,7 +139,6 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 	r = r ?: rule_pid(ctx, "sched_setattr", 0, pid, tid);
 	r = r ?: rule_pid(ctx, "migrate_pages", 0, pid, tid);
 	r = r ?: rule_pid(ctx, "move_pages", 0, pid, tid);
-	r = r ?: rule_pid(ctx, "perf_event_open", 1, pid, tid);
 	r = r ?: RULE(ctx, EPERM_ACT, "setpriority",
 		      ARG_INT(0, PRIO_PROCESS), ARG_INT(1, pid));
 	if (!r && tid != pid)
@@ -170,6 +169,51 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 	/* Typing into the terminal: ^C or ^Z for the foreground group the
 	 * supervisor may be in, or commands for the shell after corral. */
 	r = r ?: RULE(ctx, EPERM_ACT, "ioctl", ARG_INT(1, TIOCSTI));
+	/*
+	 * Calls whose permission check takes a capability where it would
+	 * otherwise ask ptrace access (so Landlock's scoping is not asked),
+	 * or that change the running kernel, with no use in a tree corral
+	 * supervises (docs/threat-model.md, "A root member"):
+	 * process_madvise takes a pidfd (no target a filter can read) and
+	 * lets CAP_SYS_NICE page out any process's memory; open_by_handle_at
+	 * opens any file, or a pidfd (pidfs handles), by CAP_DAC_READ_SEARCH
+	 * alone; kexec and modules replace or extend the kernel.
+	 */
+	static const char *const refused[] = {
+		"process_madvise", "open_by_handle_at", "kexec_load",
+		"kexec_file_load", "init_module",       "finit_module",
+		"delete_module",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		int e = RULE0(ctx, EPERM_ACT, refused[i]);
+		/* A call this libseccomp or ABI does not know: nothing to
+		 * refuse (kexec_file_load is 64-bit only). */
+		r = r ?: (e == -EOPNOTSUPP ? 0 : e);
+	}
+	return r;
+}
+
+/*
+ * perf_event_open(attr, pid, cpu, group_fd, flags) aimed at anything but
+ * the calling task. The kernel lets a perfmon_capable() caller (root) at
+ * any process without asking ptrace_may_access(), so Landlock's scoping is
+ * never consulted: with attr.sigtrap and CAP_KILL the event kills its
+ * target, and sampling reads its registers and stack. So, in every mode:
+ *  - pid != 0 (another task; pid -1 with a cpu: every task on that CPU);
+ *  - PERF_FLAG_PID_CGROUP (pid is then a cgroup: every task in it).
+ * A filter cannot compare with the caller's own pid, and libseccomp has no
+ * "masked !=": "pid != 0" is one rule per bit of the int, all with the same
+ * action. act is ERRNO (no audit) or TRACE (the audit lets the caller's own
+ * process through and refuses the rest, journaled, in every mode).
+ */
+#define PERF_FLAG_PID_CGROUP_ 4
+static int add_perf_rules(scmp_filter_ctx ctx, uint32_t act)
+{
+	int r = RULE(ctx, act, "perf_event_open",
+		     ARG_BITS(4, PERF_FLAG_PID_CGROUP_, PERF_FLAG_PID_CGROUP_));
+	for (unsigned b = 0; b < 32; b++)
+		r = r ?: RULE(ctx, act, "perf_event_open",
+			      ARG_BITS(1, 1ULL << b, 1ULL << b));
 	return r;
 }
 
@@ -199,6 +243,7 @@ static int add_guard_rules(scmp_filter_ctx ctx, const struct filter_params *p,
 	/* Joining the supervisor's group would put the member in reach of
 	 * whatever signals that group (and make kill(0) hit corral). */
 	r = r ?: RULE(ctx, EPERM_ACT, "setpgid", ARG_INT(1, pgid));
+	r = r ?: add_perf_rules(ctx, SCMP_ACT_ERRNO(EACCES));
 	return r;
 }
 
@@ -236,6 +281,10 @@ static int add_trace_rules(scmp_filter_ctx ctx)
 	r = r ?: RULE0(ctx, TRACE(MOUNT_SETATTR), "mount_setattr");
 	r = r ?: RULE0(ctx, TRACE(CHROOT), "chroot");
 	r = r ?: RULE0(ctx, TRACE(PIVOT_ROOT), "pivot_root");
+	/* The new mount API's first step: fsopen("fuse") is a FUSE mount
+	 * that needs no move_mount (a detached mount serves requests too). */
+	r = r ?: RULE0(ctx, TRACE(FSOPEN), "fsopen");
+	r = r ?: add_perf_rules(ctx, TRACE(PERF_EVENT_OPEN));
 	/* Signals: the decoder needs the tree to tell inside from outside,
 	 * and refuses the supervisor as a target. Signal 0 (a liveness probe
 	 * delivers nothing) is not worth a stop. */

@@ -43,9 +43,16 @@ static bool is_member_pgrp(pid_t pgid, void *arg)
 	return pgid == c->root_pgid || is_member(pgid, arg);
 }
 
+static pid_t tgid_of(pid_t tid, void *arg)
+{
+	struct corral *c = arg;
+	struct task *t = table_find(&c->tab, tid);
+	return t ? t->tgid : 0;
+}
+
 void engine_seccomp(struct corral *c, struct task *t)
 {
-	struct audit_tree_ops ops = {is_member, is_member_pgrp, c};
+	struct audit_tree_ops ops = {is_member, is_member_pgrp, c, tgid_of};
 	struct audit_call call;
 	int r = audit_inspect(c->sys, t->tid, &c->filter, &ops, &call);
 	if (r == -ESRCH)

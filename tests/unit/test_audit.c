@@ -43,7 +43,8 @@ static bool fake_pgrp(pid_t pgid, void *arg)
 	return pgid == 100 || pgid == 150;
 }
 
-static const struct audit_tree_ops tree = {fake_member, fake_pgrp, NULL};
+static const struct audit_tree_ops tree = {fake_member, fake_pgrp, NULL,
+					     NULL};
 static const struct audit_ctx ctx = {
 	.guard_pid = GUARD,
 	.guard_tid = GUARD_TID,
@@ -71,6 +72,8 @@ static long nr_of(enum filter_rule rule)
 	case FILTER_RULE_RT_SIGQUEUEINFO: return SYS_rt_sigqueueinfo;
 	case FILTER_RULE_RT_TGSIGQUEUEINFO: return SYS_rt_tgsigqueueinfo;
 	case FILTER_RULE_PIDFD_SEND_SIGNAL: return SYS_pidfd_send_signal;
+	case FILTER_RULE_PERF_EVENT_OPEN: return SYS_perf_event_open;
+	case FILTER_RULE_FSOPEN: return SYS_fsopen;
 	default: return -1;
 	}
 }
@@ -89,6 +92,29 @@ static struct ptrace_syscall_info mk(enum filter_rule rule, uint64_t a0,
 	si.seccomp.args[3] = a3;
 	si.seccomp.ret_data = rule;
 	return si;
+}
+
+/* The caller (200) has a second thread, 201; members are processes. */
+static pid_t fake_tgid(pid_t tid, void *arg)
+{
+	if (tid == CALLER || tid == CALLER + 1)
+		return CALLER;
+	return fake_member(tid, arg) ? tid : 0;
+}
+
+static struct audit_call dec_perf(pid_t pid, int cpu, unsigned long flags)
+{
+	static const struct audit_tree_ops with_tgid = {fake_member, fake_pgrp,
+							NULL, fake_tgid};
+	struct ptrace_syscall_info si = mk(FILTER_RULE_PERF_EVENT_OPEN, 0x1000,
+					   (uint64_t)(int64_t)pid,
+					   (uint64_t)(int64_t)cpu, -1);
+	si.seccomp.args[4] = flags;
+	struct audit_call out;
+	assert_int_equal(audit_decode(&si, FILTER_RULE_PERF_EVENT_OPEN, &ctx,
+				      &with_tgid, &out),
+			 0);
+	return out;
 }
 
 static struct audit_call dec(enum filter_rule rule, uint64_t a0, uint64_t a1,
@@ -321,6 +347,75 @@ static void test_compat_args(void **state)
 	assert_int_equal(c.args[0], 150);
 	assert_string_equal(c.text, "kill(150, SIGTERM)");
 	assert_false(c.escape);
+}
+
+/* perf events: the caller's own process only; the rest is refused in
+ * every mode (out.refuse), whatever the tree says. */
+static void test_perf_event_open(void **state)
+{
+	struct audit_call c = dec_perf(CALLER, -1, 0);
+	assert_false(c.escape);
+	assert_int_equal(c.refuse, 0);
+	c = dec_perf(CALLER + 1, 0, 0); /* a thread of its own */
+	assert_false(c.escape);
+	assert_int_equal(c.refuse, 0);
+	c = dec_perf(4242, -1, 8);
+	assert_true(c.escape);
+	assert_int_equal(c.refuse, EACCES);
+	assert_int_equal(c.target, 4242);
+	assert_string_equal(c.text, "perf_event_open(0x1000, 4242, -1, -1, 0x8)");
+	assert_string_equal(c.why, "perf events of a process outside the tree");
+	c = dec_perf(150, -1, 0); /* another member: refused too */
+	assert_int_equal(c.refuse, EACCES);
+	assert_string_equal(c.why, "perf events of another member process");
+	c = dec_perf(GUARD, -1, 0);
+	assert_int_equal(c.refuse, EACCES);
+	c = dec_perf(-1, 0, 0);
+	assert_int_equal(c.refuse, EACCES);
+	assert_string_equal(c.why, "perf events of every task on a CPU");
+	c = dec_perf(CALLER, 0, 4); /* PERF_FLAG_PID_CGROUP: pid is a cgroup */
+	assert_int_equal(c.refuse, EACCES);
+	assert_string_equal(c.why, "perf events of a cgroup's tasks");
+	/* Without a way to tell a task's process: only the caller itself. */
+	struct audit_call out;
+	struct ptrace_syscall_info si =
+		mk(FILTER_RULE_PERF_EVENT_OPEN, 0, CALLER + 1, -1, -1);
+	assert_int_equal(audit_decode(&si, FILTER_RULE_PERF_EVENT_OPEN, &ctx,
+				      &tree, &out),
+			 0);
+	assert_int_equal(out.refuse, EACCES);
+}
+
+/* FUSE mounts are named as such; every fsopen is an escape (the name the
+ * kernel reads may not be the one corral read). */
+static void test_fuse_mounts(void **state)
+{
+	struct audit_ctx c = ctx;
+	c.str[0] = "fuse";
+	struct ptrace_syscall_info si = mk(FILTER_RULE_FSOPEN, 0x1000, 0, 0, 0);
+	struct audit_call out;
+	assert_int_equal(audit_decode(&si, FILTER_RULE_FSOPEN, &c, &tree, &out),
+			 0);
+	assert_true(out.escape);
+	assert_string_equal(out.text, "fsopen(\"fuse\", 0)");
+	assert_non_null(strstr(out.why, "FUSE"));
+	c.str[0] = "tmpfs";
+	assert_int_equal(audit_decode(&si, FILTER_RULE_FSOPEN, &c, &tree, &out),
+			 0);
+	assert_true(out.escape);
+	assert_null(strstr(out.why, "FUSE"));
+	c.str[0] = "src";
+	c.str[1] = "/mnt";
+	c.str[2] = "fuse.sshfs";
+	si = mk(FILTER_RULE_MOUNT, 1, 2, 3, 0);
+	assert_int_equal(audit_decode(&si, FILTER_RULE_MOUNT, &c, &tree, &out),
+			 0);
+	assert_true(out.escape);
+	assert_non_null(strstr(out.why, "FUSE"));
+	c.str[2] = "fusectl"; /* not a FUSE file system */
+	assert_int_equal(audit_decode(&si, FILTER_RULE_MOUNT, &c, &tree, &out),
+			 0);
+	assert_string_equal(out.why, "changes mounts");
 }
 
 static void test_bad_input(void **state)
@@ -600,6 +695,8 @@ int main(void)
 		cmocka_unit_test(test_setpgid),
 		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_compat_args),
+		cmocka_unit_test(test_perf_event_open),
+		cmocka_unit_test(test_fuse_mounts),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_inspect_refuses_supervisor),
 		cmocka_unit_test(test_inspect_task_gone),

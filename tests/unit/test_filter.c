@@ -247,6 +247,51 @@ static void child_off_i386(void)
 }
 #endif
 
+/* The capability doors (docs/threat-model.md, "A root member"). */
+static void child_off_doors(void)
+{
+	/*
+	 * perf_event_open aimed at anything but the caller: EACCES from the
+	 * filter. A NULL attr tells the filter's answer from the kernel's,
+	 * which would say EFAULT. pid 0 (the caller) passes, also with
+	 * garbage above the int; its own pid does not (a filter cannot know
+	 * it: docs/threat-model.md).
+	 */
+	FAILS(syscall(SYS_perf_event_open, NULL, guard, -1, -1, 0), EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, getpid(), -1, -1, 0), EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, -1, 0, -1, 0), EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, 0xffffffffL, 0, -1, 0),
+	      EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, 0x80000000L, 0, -1, 0),
+	      EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, 3, 0, -1, 4 /* CGROUP */),
+	      EACCES);
+	FAILS(syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0), EFAULT);
+	FAILS(syscall(SYS_perf_event_open, NULL, 0xdead00000000L, -1, -1, 0),
+	      EFAULT);
+	/* Capability doors with no use in a tree: refused outright. */
+	FAILS(syscall(SYS_process_madvise, -1, NULL, 0, 0, 0), EPERM);
+	FAILS(syscall(SYS_open_by_handle_at, -1, NULL, 0), EPERM);
+	FAILS(syscall(SYS_kexec_load, 0, 0, NULL, 0), EPERM);
+	FAILS(syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0), EPERM);
+	FAILS(syscall(SYS_init_module, NULL, 0, ""), EPERM);
+	FAILS(syscall(SYS_finit_module, -1, "", 0), EPERM);
+	FAILS(syscall(SYS_delete_module, "corral_none", 0), EPERM);
+
+	_exit(0);
+}
+
+static void child_log_doors(void)
+{
+	/* perf events aimed elsewhere and fsopen are traced; pid 0 is not. */
+	FAILS(syscall(SYS_perf_event_open, NULL, guard, -1, -1, 0), ENOSYS);
+	FAILS(syscall(SYS_perf_event_open, NULL, -1, 0, -1, 0), ENOSYS);
+	FAILS(syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0), EFAULT);
+	FAILS(syscall(SYS_fsopen, "fuse", 0), ENOSYS);
+	FAILS(syscall(SYS_process_madvise, -1, NULL, 0, 0, 0), EPERM);
+	_exit(0);
+}
+
 static void child_log_no_tracer(void)
 {
 	/* TRACE without a tracer: ENOSYS. */
@@ -351,6 +396,17 @@ static void test_log_mode_without_tracer(void **state)
 	int st = run_filtered(CORRAL_ESCAPE_LOG, child_log_no_tracer);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("child failed: status %#x", st);
+	assert_no_child_left();
+}
+
+static void test_capability_doors(void **state)
+{
+	int st = run_filtered(CORRAL_ESCAPE_OFF, child_off_doors);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("off: child failed: status %#x", st);
+	st = run_filtered(CORRAL_ESCAPE_LOG, child_log_doors);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("log: child failed: status %#x", st);
 	assert_no_child_left();
 }
 
@@ -541,6 +597,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_rejects_bad_params),
+		cmocka_unit_test(test_capability_doors),
 		cmocka_unit_test(test_off_mode),
 		cmocka_unit_test(test_off_mode_i386),
 		cmocka_unit_test(test_log_mode_without_tracer),
