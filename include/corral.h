@@ -518,8 +518,10 @@ struct corral_proc_info {
 	int state;	    /* 'R' running, 't' ptrace-stopped, 'T' group-stopped, 'Z' ended */
 	int status;	    /* wait status when ended */
 	bool setup;
-	const char *path;	 /* last exec, may be NULL */
-	const char *const *argv; /* last exec, may be NULL */
+	/* What it runs: its last exec; when nexecs is 0 (a fork), the
+	 * program its creator ran when it forked. May be NULL. */
+	const char *path;
+	const char *const *argv;
 	int nexecs;
 	/*
 	 * Added for issue 16: argv holds only the first 1024 bytes of the

@@ -239,9 +239,31 @@ const char *rpt_how_name(int how)
 
 const struct rexec *rpt_exec_of(const struct corral_report *m, int proc)
 {
-	/* a fork that never exec'd runs its parent's program */
+	/* a fork that never exec'd runs what its creator ran at the fork */
 	int e = m->procs[proc].cmd_exec;
 	return e >= 0 ? &m->execs[e] : NULL;
+}
+
+/* What follows the last '/' of u (empty when u ends with one). */
+static struct ustr base_view(struct ustr u)
+{
+	size_t n = us_len(u), at = 0;
+	for (size_t i = us_cspn(u, 0, "/"); i < n; i = us_cspn(u, i + 1, "/"))
+		at = i + 1;
+	return us_sub(u, at, n - at);
+}
+
+/* As the tracer names it (tracer/table.c, prog_name, TABLE_WAS_NAME). */
+struct ustr rpt_exec_name(const struct rexec *x)
+{
+	struct ustr s = us_lit(NULL);
+	if (x->argc)
+		s = base_view(us_sub(x->argv, 0, us_strlen(x->argv)));
+	if ((!us_ok(s) || !us_len(s)) && us_ok(x->path))
+		s = base_view(x->path);
+	if (!us_ok(s) || !us_len(s))
+		return us_lit("?");
+	return us_sub(s, 0, 64);
 }
 
 struct ustr rpt_proc_name(const struct corral_report *m, int proc)

@@ -314,6 +314,7 @@ static int new_proc(struct corral_report *m, int pid, double t,
 		.first_exec = -1,
 		.last_exec = -1,
 		.left_exec = -1,
+		.fork_exec = -1,
 		.line = line,
 	};
 	if (pm_put(&m->procmap, pid, i))
@@ -485,8 +486,14 @@ static int ev_create(struct corral_report *m, const struct jdoc *d,
 	p->nspid = num_i(d, o, "nspid");
 	const struct jnode *s = jd_get(d, o, "setup");
 	p->setup = s && s->type == J_BOOL && s->b;
-	if (parent >= 0 && parent != c)
+	if (parent >= 0 && parent != c) {
 		link_child(m, parent, c);
+		/* it runs what its creator runs now, until it execs */
+		const struct rproc *pp = &m->procs[parent];
+		p->fork_exec = pp->last_exec >= 0 ? pp->last_exec
+						  : pp->fork_exec;
+		p->fork_gen = pp->last_exec >= 0 ? 1 : pp->fork_gen + 1;
+	}
 	return 0;
 }
 
@@ -756,12 +763,24 @@ static void finish(struct corral_report *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct rproc *p = &m->procs[i];
 		/* parents come before their children: one pass is enough */
-		p->cmd_exec = p->last_exec >= 0 ? p->last_exec : p->left_exec;
+		p->cmd_exec = p->last_exec;
 		p->forks = 0;
-		if (p->cmd_exec < 0 && p->parent >= 0) {
+		if (p->cmd_exec < 0 && p->fork_exec >= 0) {
+			/* the program it was forked running, not what its
+			 * creator ran later */
+			p->cmd_exec = p->fork_exec;
+			p->forks = p->fork_gen;
+		} else if (p->cmd_exec < 0 && p->left_exec >= 0) {
+			p->cmd_exec = p->left_exec;
+			p->forks = i ? 1 : 0;
+		} else if (p->cmd_exec < 0 && p->parent >= 0) {
 			p->cmd_exec = m->procs[p->parent].cmd_exec;
 			p->forks = m->procs[p->parent].forks + 1;
 		}
+		/* a process that never exec'd is a fork (the command itself
+		 * is the first process) */
+		if (p->last_exec < 0 && i && !p->forks)
+			p->forks = 1;
 		if (m->has_ending && p->born <= m->ending_t &&
 		    (!p->has_exit || p->ended >= m->ending_t))
 			p->ending_at = m->ending_t;

@@ -190,11 +190,16 @@ static void procs(const struct corral_report *m, const struct ids *ids, FILE *f,
 		fputs("}}", f);
 
 		double end = end_of(m, p->has_exit ? p->ended : -1);
-		/* before its first exec it runs its parent's program */
+		/* before its first exec it runs what its creator ran when
+		 * it forked (not the program it goes on to exec) */
 		double first_exec =
 			p->first_exec >= 0 ? m->execs[p->first_exec].t : end;
 		if (first_exec > p->born || p->first_exec < 0) {
-			slice(f, first, P, P, "fork", "(fork) ", name, p->born,
+			struct ustr fname =
+				p->fork_exec >= 0
+					? rpt_exec_name(&m->execs[p->fork_exec])
+					: name;
+			slice(f, first, P, P, "fork", "(fork) ", fname, p->born,
 			      first_exec);
 			fprintf(f,
 				",\"args\":{\"pid\":%d,\"how\":\"%s\","

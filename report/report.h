@@ -228,9 +228,11 @@ struct rproc {
 	uint8_t how;
 	int nexecs, nthreads;
 	int first_exec, last_exec; /* indexes in model.execs, -1 */
-	int left_exec; /* argv read from /proc when it was left (not an exec) */
-	int cmd_exec;  /* the exec whose argv names it: its own or an ancestor's
-			*/
+	int left_exec; /* argv the left event gave (not an exec) */
+	int fork_exec; /* what its creator ran when it forked, -1 unknown */
+	int fork_gen;  /* forks between it and that exec (1: its creator's) */
+	int cmd_exec;  /* the exec whose argv names it: its own, else the one
+			  it was forked running (fork_exec), else left_exec */
 	int forks;     /* generations between it and that exec (0: its own) */
 	char *exit_extra;   /* the exit event's other keys, as JSON written
 			     * by out_json_str (so escaped) */
@@ -383,6 +385,9 @@ int rpt_line_altered(struct corral_report *m, unsigned long line);
 const char *rpt_how_name(int how);
 /* The command line of a process (its last exec), or its parent's. */
 const struct rexec *rpt_exec_of(const struct corral_report *m, int proc);
+/* The name of an exec as the tree's "(was ...)" gives it: argv[0]'s
+ * basename, else the path's, cut to 64 bytes; "?" (a view). */
+struct ustr rpt_exec_name(const struct rexec *x);
 /* Process name for titles: basename of argv[0] or path; "?" (a view). */
 struct ustr rpt_proc_name(const struct corral_report *m, int proc);
 /* How it ended, as --tree prints it: "exit 0", "killed by SIGTERM"... */

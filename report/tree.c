@@ -14,6 +14,27 @@
 #include "quote.h"
 #include "report.h"
 
+/* " (was a, b)": its earlier programs, as tracer/live.c says them. */
+static void put_was(FILE *f, const struct corral_report *m,
+		    const struct rproc *p)
+{
+	if (p->nexecs < 2)
+		return;
+	int skip = p->nexecs - 1 > 4 ? p->nexecs - 1 - 4 : 0, k = 0;
+	fputs(" (was ", f);
+	if (skip)
+		fprintf(f, "%d more, ", skip);
+	for (int e = p->first_exec; e >= 0 && e != p->last_exec;
+	     e = m->execs[e].next, k++) {
+		if (k < skip)
+			continue;
+		if (k > skip)
+			fputs(", ", f);
+		esc_quoted(f, rpt_exec_name(&m->execs[e]));
+	}
+	fputc(')', f);
+}
+
 static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
 		     int i, int depth, const bool *last)
 {
@@ -23,8 +44,8 @@ static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
 	sb_printf(b, "%d ", p->pid);
 	if (p->setup)
 		sb_puts(b, "(setup) ");
-	/* a fork that never exec'd runs its creator's program: said once,
-	 * with the nearest ancestor's argv (rpt_exec_of) */
+	/* a fork that never exec'd runs the program its creator ran when
+	 * it forked: said once (rpt_exec_of) */
 	const struct rexec *x = rpt_exec_of(m, i);
 	if (p->forks && i != 0)
 		sb_puts(b, "(fork) ");
@@ -36,6 +57,7 @@ static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
 		esc_quoted(f, x->path);
 	else
 		fputc('?', f);
+	put_was(f, m, p);
 	sb_reset(b);
 	sb_puts(b, " [");
 	if (!p->has_exit)

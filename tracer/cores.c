@@ -319,7 +319,7 @@ static bool name_ok(const struct cores *k, const struct task *p)
 {
 	if (!k->nnames)
 		return true;
-	const char *prog = p ? p->path : NULL;
+	const char *prog = p && p->prog ? p->prog->path : NULL;
 	for (size_t i = 0; prog && i < k->nnames; i++) {
 		const char *want = k->names[i];
 		if (strchr(want, '/') ? !strcmp(prog, want)
@@ -539,7 +539,8 @@ static int by_tgid(const void *a, const void *b)
 static void file_name(char *buf, size_t len, const struct task *p, pid_t pid)
 {
 	char prog[40] = "";
-	const char *b = p && p->path ? base(p->path) : NULL;
+	const char *path = p && p->prog ? p->prog->path : NULL;
+	const char *b = path ? base(path) : NULL;
 	size_t k = 0;
 	for (; b && *b && k < sizeof(prog) - 1; b++)
 		prog[k++] = ((*b >= 'a' && *b <= 'z') ||

@@ -194,8 +194,11 @@ static int emit_left(struct task *t, void *arg)
 	if (t->flags & (TF_THREAD | TF_SETUP))
 		return 0;
 	c->res.left++;
-	if (!t->argv && c->want_argv) {
-		/* A fork that never exec'd: what it runs is in /proc now. */
+	if (!t->prog && c->want_argv) {
+		/*
+		 * A fork whose creator's program is unknown (its creator's
+		 * event was lost): what /proc says it runs now.
+		 */
 		char *block = NULL, **argv = NULL;
 		if (c->sys->argv(c->sys->ctx, t->tid, &block, &argv) == 0)
 			task_set_exec(t, c->sys->exe(c->sys->ctx, t->tid),
@@ -203,8 +206,10 @@ static int emit_left(struct task *t, void *arg)
 	}
 	struct corral_event ev = task_event(CORRAL_EV_LEFT, t);
 	ev.ppid = t->creator;
-	ev.path = t->path;
-	ev.argv = (const char *const *)t->argv;
+	if (t->prog) {
+		ev.path = t->prog->path;
+		ev.argv = (const char *const *)t->prog->argv;
+	}
 	emit(c, &ev);
 	return 0;
 }
@@ -306,6 +311,14 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	}
 	if (t->flags & TF_SETUP)
 		child->flags |= TF_SETUP;
+	if (type != CORRAL_EV_THREAD) {
+		/* It runs what its creator runs now, until it execs. */
+		const struct task *leader =
+			(t->flags & TF_THREAD) ? table_find(&c->tab, t->tgid)
+					       : t;
+		if (leader)
+			task_share_prog(child, leader);
+	}
 	if (c->sandboxed) {
 		pid_t tg, pp;
 		c->sys->ids(c->sys->ctx, ct, &tg, &pp, &child->nspid);

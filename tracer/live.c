@@ -106,9 +106,25 @@ static void put_how(struct sbuf *b, const struct task *t, double now)
 
 static const char *const *node_argv(const struct node *n)
 {
-	if (n->t->argv)
-		return (const char *const *)n->t->argv;
+	if (n->t->prog && n->t->prog->argv)
+		return (const char *const *)n->t->prog->argv;
 	return (const char *const *)n->argv;
+}
+
+/* " (was a, b)": the programs it ran before its last exec. */
+static void put_was(struct sbuf *b, const struct was *w)
+{
+	if (!w || !w->n)
+		return;
+	sb_puts(b, " (was ");
+	if (w->dropped)
+		sb_printf(b, "%u more, ", w->dropped);
+	for (unsigned i = 0; i < w->n; i++) {
+		if (i)
+			sb_puts(b, ", ");
+		quote_arg(b, w->name[i]);
+	}
+	sb_putc(b, ')');
 }
 
 static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
@@ -120,20 +136,21 @@ static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 	if (n->t->flags & TF_SETUP)
 		sb_puts(b, "(setup) ");
 	const char *const *av = node_argv(n);
-	if (!n->t->argv && n->t->nexecs == 0 && n->t->tid != c->root) {
-		/* A fork that never exec'd runs its creator's program: say
-		 * so once, with the nearest ancestor's argv if /proc was not
-		 * read for it. */
+	if (n->t->nexecs == 0 && n->t->tid != c->root) {
+		/* A fork that never exec'd runs the program its creator ran
+		 * when it forked: said once. Unknown (its creator's event was
+		 * lost, or no argv is kept): the nearest ancestor's. */
 		sb_puts(b, "(fork) ");
 		for (int p = n->parent; !av && p >= 0; p = v[p].parent)
 			av = node_argv(&v[p]);
 	}
 	if (av && av[0])
 		quote_argv(b, av);
-	else if (n->t->path)
-		quote_arg(b, n->t->path);
+	else if (n->t->prog && n->t->prog->path)
+		quote_arg(b, n->t->prog->path);
 	else
 		sb_putc(b, '?');
+	put_was(b, n->t->was);
 	sb_puts(b, " [");
 	put_how(b, n->t, now);
 	sb_puts(b, "]\n");
@@ -305,7 +322,7 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 			v[i].parent = -2; /* not drawn */
 			continue;
 		}
-		if (live && !v[i].t->argv && c->want_argv == false)
+		if (live && !v[i].t->prog && c->want_argv == false)
 			c->sys->argv(c->sys->ctx, v[i].t->tid, &v[i].block,
 				     &v[i].argv);
 		int p = v[i].parent;

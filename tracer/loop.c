@@ -277,10 +277,11 @@ int corral_foreach_proc(struct corral *c,
 			.threads_seen = t->threads_seen,
 			.status = t->status,
 			.setup = t->flags & TF_SETUP,
-			.path = t->path,
-			.argv = (const char *const *)t->argv,
+			.path = t->prog ? t->prog->path : NULL,
+			.argv = t->prog ? (const char *const *)t->prog->argv
+					: NULL,
 			.nexecs = t->nexecs,
-			.argv_truncated = t->flags & TF_ARGV_CUT,
+			.argv_truncated = t->prog && t->prog->cut,
 		};
 		switch (t->state) {
 		case TS_HELD:

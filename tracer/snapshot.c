@@ -73,13 +73,14 @@ static int put_member(struct task *t, void *arg)
 		  t->nthreads);
 	if (t->nspid)
 		sb_printf(b, ",\"nspid\":%d", t->nspid);
-	if (t->path) {
+	const struct prog *g = t->prog;
+	if (g && g->path) {
 		sb_puts(b, ",\"path\":");
-		sb_json_str(b, t->path, strlen(t->path));
+		sb_json_str(b, g->path, strlen(g->path));
 	}
-	if (t->argv) {
+	if (g && g->argv) {
 		sb_puts(b, ",\"argv\":");
-		sb_json_strv(b, (const char *const *)t->argv);
+		sb_json_strv(b, (const char *const *)g->argv);
 	}
 	char *cwd = s->c->sys->cwd(s->c->sys->ctx, t->tid);
 	if (cwd) {

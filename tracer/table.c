@@ -27,11 +27,29 @@ int table_init(struct table *t)
 	return t->buckets ? 0 : -ENOMEM;
 }
 
+static void prog_put(struct prog *g)
+{
+	if (!g || --g->refs)
+		return;
+	free(g->path);
+	free(g->argv);
+	free(g->argblock);
+	free(g);
+}
+
+static void free_was(struct was *w)
+{
+	if (!w)
+		return;
+	for (unsigned i = 0; i < w->n; i++)
+		free(w->name[i]);
+	free(w);
+}
+
 static void free_task(struct task *task)
 {
-	free(task->path);
-	free(task->argv);
-	free(task->argblock);
+	prog_put(task->prog);
+	free_was(task->was);
 	free(task);
 }
 
@@ -222,12 +240,45 @@ static bool argv_fits(char **argv)
 	return true;
 }
 
+static const char *base(const char *s)
+{
+	const char *b = strrchr(s, '/');
+	return b ? b + 1 : s;
+}
+
+const char *prog_name(const struct prog *g)
+{
+	if (!g)
+		return NULL;
+	if (g->argv && g->argv[0] && *base(g->argv[0]))
+		return base(g->argv[0]);
+	if (g->path && *base(g->path))
+		return base(g->path);
+	return NULL;
+}
+
+/* Keep the name of the program a process leaves by exec'ing. */
+static void remember(struct task *p, const struct prog *old)
+{
+	const char *name = prog_name(old);
+	struct was *w = p->was;
+	if (!w && !(w = p->was = calloc(1, sizeof(*w))))
+		return;
+	char *n = strndup(name ? name : "?", TABLE_WAS_NAME);
+	if (!n)
+		return;
+	if (w->n == TABLE_WAS_KEEP) {
+		free(w->name[0]);
+		memmove(w->name, w->name + 1, sizeof(w->name[0]) * (w->n - 1));
+		w->n--;
+		w->dropped++;
+	}
+	w->name[w->n++] = n;
+}
+
 void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
 {
-	free(p->path);
-	free(p->argv);
-	free(p->argblock);
-	p->flags &= ~TF_ARGV_CUT;
+	bool cut = false;
 	if (argv && !argv_fits(argv)) {
 		char *b = NULL;
 		char **v = cut_argv(argv, &b);
@@ -235,11 +286,32 @@ void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
 		free(argblock);
 		argv = v;
 		argblock = b;
-		p->flags |= TF_ARGV_CUT;
+		cut = true;
 	}
-	p->path = path;
-	p->argblock = argblock;
-	p->argv = argv;
+	/* The program it leaves, when it was its own (not its fork's). */
+	if (p->nexecs > 1 && p->prog)
+		remember(p, p->prog);
+	prog_put(p->prog);
+	p->prog = calloc(1, sizeof(*p->prog));
+	if (!p->prog) {
+		free(path);
+		free(argblock);
+		free(argv);
+		return;
+	}
+	*p->prog = (struct prog){.refs = 1,
+				 .cut = cut,
+				 .path = path,
+				 .argv = argv,
+				 .argblock = argblock};
+}
+
+void task_share_prog(struct task *child, const struct task *creator)
+{
+	if (!creator->prog || child->prog)
+		return;
+	child->prog = creator->prog;
+	child->prog->refs++;
 }
 
 void table_trim_history(struct table *t, size_t max)

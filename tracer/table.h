@@ -10,6 +10,12 @@
  * TABLE_HISTORY of them (the oldest dead go first), and what one process
  * keeps of its argv is capped (TABLE_ARGV_KEEP bytes; the journal has the
  * whole argv, written at the exec before the copy is cut).
+ *
+ * What a process runs is a `struct prog`, shared: a fork takes its
+ * creator's program as it is when the fork event is handled (a reference,
+ * not a copy, and never re-read from /proc later), an exec gives it a new
+ * one. The names of the programs it ran before (its own execs) are kept
+ * too, the last TABLE_WAS_KEEP of them, for the tree's "(was ...)".
  */
 #ifndef CORRAL_TABLE_H
 #define CORRAL_TABLE_H
@@ -23,6 +29,10 @@
 #define TABLE_ARGV_KEEP 1024
 /* Dead processes kept for the history (corral_foreach_proc, --tree). */
 #define TABLE_HISTORY 20000
+/* Names of earlier programs a process keeps (the tree shows them). */
+#define TABLE_WAS_KEEP 4
+/* Bytes of one such name (argv[0]'s basename), cut beyond. */
+#define TABLE_WAS_NAME 64
 
 enum task_state {
 	TS_NEW,	    /* announced by its creator's event, first stop not seen */
@@ -43,8 +53,23 @@ enum task_flags {
 	TF_VFORK_WAIT = 1u << 8, /* parent of a vfork child not yet released */
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 	TF_IN_BATCH = 1u << 11,	 /* its status is in the batch being taken */
-	TF_ARGV_CUT = 1u << 12,	 /* argv kept only in part (TABLE_ARGV_KEEP) */
 	TF_UNSTOPPABLE = 1u << 13, /* a stop-all ran out of budget on it */
+};
+
+/* A program as exec'd: shared by the forks that run it. */
+struct prog {
+	unsigned refs;
+	bool cut;	/* argv kept only in part (TABLE_ARGV_KEEP) */
+	char *path;	/* executable (malloc'd), may be NULL */
+	char **argv;	/* pointers into argblock, may be NULL */
+	char *argblock; /* the argv strings, one malloc'd block */
+};
+
+/* Earlier programs of a process, oldest first. */
+struct was {
+	unsigned dropped; /* older ones not kept */
+	unsigned n;
+	char *name[TABLE_WAS_KEEP];
 };
 
 struct task {
@@ -61,9 +86,8 @@ struct task {
 	struct task *hnext; /* hash chain */
 	struct task *next;  /* birth order (processes), or free list */
 	/* Process (leader) only. */
-	char *path;	/* last exec: executable (malloc'd) */
-	char **argv;	/* last exec: pointers into argblock */
-	char *argblock; /* the argv strings, one malloc'd block */
+	struct prog *prog; /* what it runs now (last exec, or its fork's) */
+	struct was *was;   /* what it ran before (own execs), or NULL */
 	pid_t vfork_parent; /* vfork child: the parent it keeps waiting */
 	int nexecs;
 	int nthreads;	  /* live tasks in the group, leader included */
@@ -94,13 +118,20 @@ void table_set_state(struct table *t, struct task *task, enum task_state s);
 void table_make_thread(struct table *t, struct task *task, pid_t tgid);
 
 /*
- * Record what a process runs (last exec, or /proc for a fork); takes
- * ownership of the three. An argv longer than TABLE_ARGV_KEEP bytes is
- * cut (at most that many bytes of strings, whole arguments first, the
- * last one cut short) and the task flagged TF_ARGV_CUT; the big block is
- * freed here. Under memory pressure the argv may be dropped entirely.
+ * Record what a process runs after an exec (or, for a fork whose
+ * creator's program is unknown, what /proc says); takes ownership of the
+ * three. An argv longer than TABLE_ARGV_KEEP bytes is cut (at most that
+ * many bytes of strings, whole arguments first, the last one cut short)
+ * and the program marked cut; the big block is freed here. When the task
+ * had exec'd before, the name of the program it leaves is kept (struct
+ * was). Under memory pressure the argv may be dropped entirely.
  */
 void task_set_exec(struct task *p, char *path, char *argblock, char **argv);
+/* A fork runs its creator's program: a new reference to it. */
+void task_share_prog(struct task *child, const struct task *creator);
+/* The name a program is known by in the tree: argv[0]'s basename, else
+ * the path's; NULL when neither is known. */
+const char *prog_name(const struct prog *g);
 /* Drop the oldest ended processes beyond max. */
 void table_trim_history(struct table *t, size_t max);
 

@@ -73,7 +73,7 @@ expect_grep '^   `- [0-9]+ .*/daemonize \[killed by SIGTERM, T\]$' "$T/last.tree
 
 tree_case exec-thread "$FIX/threads" -x 2 /bin/echo exec from a thread
 expect_grep '^corral: 1 process, 2 threads, 2 execs; the command exited with status 0$' "$T/last.tree" "threads and execs counted"
-expect_grep '^[0-9]+ /bin/echo exec from a thread \[exit 0, T\]$' "$T/last.tree" "exec from a thread names the process"
+expect_grep '^[0-9]+ /bin/echo exec from a thread \(was threads\) \[exit 0, T\]$' "$T/last.tree" "exec from a thread names the process (and the program it was)"
 
 tree_case pipeline sh -c 'printf "b\na\n" | sort >/dev/null; (sleep 60 &); exit 0'
 

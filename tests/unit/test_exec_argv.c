@@ -61,9 +61,10 @@ static void test_stack_answers(void **state)
 	assert_int_equal(mock_count(&M, 0, PTRACE_CONT, ROOT, -1), 1);
 	struct task *t = table_find(&c->tab, ROOT);
 	assert_non_null(t);
-	assert_non_null(t->argv);
-	assert_string_equal(t->argv[2], "the stack");
-	assert_null(t->argv[3]);
+	assert_non_null(t->prog);
+	assert_non_null(t->prog->argv);
+	assert_string_equal(t->prog->argv[2], "the stack");
+	assert_null(t->prog->argv[3]);
 	mock_free(c);
 }
 
