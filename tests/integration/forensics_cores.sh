@@ -21,6 +21,8 @@
 #     gdb still reads its threads, the run ends on time.
 #  4. A time budget too small for 128 MiB: cut "time", no sha256, every
 #     PT_LOAD inside the file, and the run ends within -t + budget + slack.
+#  4b. Disk full (root: a 4 MiB tmpfs): cut "disk full", said on stderr,
+#     the run ends on time.
 #  5. The directory: a symlink at --core-dir (or in its path) is refused
 #     (exit 125, nothing written through it); a directory others may write
 #     is refused; inside the sandbox's workspace is refused; --core without
@@ -211,6 +213,28 @@ for i in range(n):
     if t == 1 and off + fs > len(d):
         sys.exit("PT_LOAD at %#x beyond the file (%d > %d)" % (va, off + fs, len(d)))
 EOF
+fi
+
+# ------------------------------------------------ 4b. disk full (root: a 4 MiB tmpfs)
+RUN_LABEL="disk full"
+mkdir -p "$T/full"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4m,mode=0700 corral-test "$T/full" 2>/dev/null; then
+	j=$T/j.full
+	start -- "$CORRAL" run -q -j "$j" -t 60 -k 0 --core signal --core-dir "$T/full/cores" -- "$SCENE" big 16
+	if await '^ready$' 30; then kill -TERM "$PID"; else kill -KILL "$PID"; fi
+	mark
+	finish
+	expect_rc 143 "disk full"
+	expect_within 10 "disk full run (from SIGTERM)"
+	end_run
+	expect_grep '^corral: core of [0-9]+: disk full: No space left on device after [0-9]+ bytes' "$T/err.$RUN" "disk full is said on stderr"
+	if j_valid "$j"; then
+		j_check "$j" '[.[] | select(.event == "core")][0] | .truncated == true and .cut == "disk full" and (.error | test("No space left"))' "the core event says disk full"
+		j_expect_end "$j" cores_cut 1
+	fi
+	umount "$T/full"
+else
+	note "not root or no tmpfs mount: the disk full case is not run"
 fi
 
 # ------------------------------------------------ 5. the directory
