@@ -16,6 +16,8 @@
 #     threads, the same registers of the crashing thread, the same bytes of
 #     the mapping holding corral_core_buffer (core_compare.py). The signal
 #     was delivered: exit 139.
+#  2b. --escape kill with --core escape: a core of the escaping member,
+#     whose top frame (gdb) is the refused call, setsid.
 #  3. A byte budget too small: the core is cut ("bytes", truncated, its
 #     PT_LOADs cut with p_filesz < p_memsz, the file within the budget),
 #     gdb still reads its threads, the run ends on time.
@@ -154,6 +156,22 @@ else
 	fi
 fi
 [ -n "$restore" ] && echo "$restore" >/proc/sys/kernel/core_pattern
+
+# ------------------------------------------------ 2b. an escape (--escape kill)
+RUN_LABEL="escape"
+need_fixture fx_escape
+j=$T/j.escape
+run -- "$CORRAL" run -q -j "$j" --escape kill --core escape --core-dir "$T/c8" -- "$FIX/fx_escape" setsid
+expect_rc 123 "escape kill"
+if j_valid "$j"; then
+	j_expect "$j" '.event == "core" and .why == "escape" and .path and .truncated == false' 1 "a core at the escape"
+	check_file "$j"
+	if [ -n "$HAVE_GDB" ]; then
+		# the first thread is held at the seccomp stop of setsid()
+		gdb -batch -ex bt "$(readlink -f "$FIX/fx_escape")" "$(core_of "$j")" >"$T/gdb.esc" 2>&1
+		expect_grep '^#0 .* in (__GI_)?setsid' "$T/gdb.esc" "gdb: the escaping call on top"
+	fi
+fi
 
 # ------------------------------------------------ 3. byte budget
 RUN_LABEL="byte budget"

@@ -86,6 +86,16 @@ static void test_rejects(void **state)
 		{"--stacks", "sometimes", "true", NULL},
 		{"--stacks", "timeout,", "true", NULL},
 		{"--escape", "maybe", "true", NULL},
+		{"--core", "exit-left", "true", NULL}, /* not a core moment */
+		{"--core", "snapshot", "true", NULL},
+		{"--core", "never,crash", "true", NULL},
+		{"--core-dir", "", "true", NULL},
+		{"--core-budget", "", "true", NULL},
+		{"--core-budget", "0", "true", NULL},
+		{"--core-budget", "1G,", "true", NULL},
+		{"--core-budget", "1G,0", "true", NULL},
+		{"--core-budget", "1G,inf", "true", NULL},
+		{"--core-budget", "1X", "true", NULL},
 		{"--bind", "/tmp", "true", NULL}, /* without --sandbox */
 		{"--frobnicate", "true", NULL, NULL},
 		{"-t", NULL, NULL, NULL}, /* missing value */
@@ -181,6 +191,45 @@ static void test_new_options(void **state)
 					     "SIG", "RTMIN+99", "-1", "TERM1"};
 	for (size_t i = 0; i < sizeof(badsig) / sizeof(badsig[0]); i++)
 		assert_true(cli_parse_signal(badsig[i]) < 0);
+}
+
+/* --core and its companions (docs/cores.md). */
+static void test_core_options(void **state)
+{
+	struct cli_run o;
+	char err[256];
+	assert_int_equal(parse(&o, err, "run", "true", NULL), 0);
+	assert_true(o.cfg.core == 0); /* never, by default */
+	cli_run_free(&o);
+	assert_int_equal(parse(&o, err, "run", "--core", "timeout,crash",
+			       "--core-dir", "/var/tmp/c", "--core-filter",
+			       "root,max=3", "--core-budget", "512M,2.5s",
+			       "true", NULL),
+			 0);
+	assert_true(o.cfg.core ==
+		    (CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_CRASH));
+	assert_string_equal(o.cfg.core_dir, "/var/tmp/c");
+	assert_string_equal(o.cfg.core_filter, "root,max=3");
+	assert_true(o.cfg.core_budget_bytes == 512ull << 20);
+	assert_true(o.cfg.core_budget_seconds == 2.5);
+	cli_run_free(&o);
+	/* either half alone keeps the other's default (0) */
+	assert_int_equal(parse(&o, err, "run", "--core-budget", ",5s", "true",
+			       NULL),
+			 0);
+	assert_true(o.cfg.core_budget_bytes == 0);
+	assert_true(o.cfg.core_budget_seconds == 5);
+	cli_run_free(&o);
+	assert_int_equal(parse(&o, err, "run", "--core-budget", "2G", "true",
+			       NULL),
+			 0);
+	assert_true(o.cfg.core_budget_bytes == 2ull << 30);
+	assert_true(o.cfg.core_budget_seconds == 0);
+	cli_run_free(&o);
+	assert_int_equal(parse(&o, err, "run", "--core", "never", "true", NULL),
+			 0);
+	assert_true(o.cfg.core == 0);
+	cli_run_free(&o);
 }
 
 /* Each refusal says what is wrong, in coreutils' words. */
@@ -385,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_new_options),
+		cmocka_unit_test(test_core_options),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_docs_in_step),
 	};
