@@ -335,6 +335,14 @@ static void summary(struct corral *c, const struct corral_config *cfg,
 	default:
 		break;
 	}
+	/* --core: where to look (the journal's core events say which). */
+	if (r->cores || r->cores_failed || r->cores_skipped)
+		say("%lu core %s written to %s%s%s", r->cores,
+		    plural(r->cores, "file", "files"), cfg->core_dir,
+		    r->cores_cut ? " (some cut short: see the journal)" : "",
+		    r->cores_failed || r->cores_skipped
+			    ? "; some members got none (see the journal)"
+			    : "");
 }
 
 static void command_status(const struct corral_result *r, char *buf, size_t len)

@@ -319,12 +319,18 @@ static bool name_ok(const struct cores *k, const struct task *p)
 {
 	if (!k->nnames)
 		return true;
-	const char *prog = p && p->prog ? p->prog->path : NULL;
-	for (size_t i = 0; prog && i < k->nnames; i++) {
+	/* The executable (symlinks resolved: /usr/bin/dash) or argv[0]
+	 * (what it was called: sh). */
+	const struct prog *g = p ? p->prog : NULL;
+	const char *progs[2] = {g ? g->path : NULL,
+				g && g->argv ? g->argv[0] : NULL};
+	for (size_t i = 0; i < k->nnames; i++) {
 		const char *want = k->names[i];
-		if (strchr(want, '/') ? !strcmp(prog, want)
-				      : !strcmp(base(prog), want))
-			return true;
+		for (int n = 0; n < 2; n++)
+			if (progs[n] && (strchr(want, '/')
+						 ? !strcmp(progs[n], want)
+						 : !strcmp(base(progs[n]), want)))
+				return true;
 	}
 	return false;
 }

@@ -28,7 +28,8 @@
 #  5. The directory: a symlink at --core-dir (or in its path) is refused
 #     (exit 125, nothing written through it); a directory others may write
 #     is refused; inside the sandbox's workspace is refused; --core without
-#     --core-dir is refused; --core-filter root and name= choose.
+#     --core-dir is refused; --core-filter root, name=, running (the member
+#     in user code, not those asleep in a system call) and max= choose.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture core_scene
@@ -296,6 +297,25 @@ expect_rc 124 "filter root"
 if j_valid "$j"; then
 	j_expect "$j" '.event == "core" and .path' 1 "one core (the root's)"
 	j_check "$j" "([.[] | select(.event == \"exec\")][0].pid) as \$r | [.[] | select(.event == \"core\")][0].pid == \$r" "the root's"
+fi
+
+RUN_LABEL="filter running, max"
+j=$T/j.running
+# one member spins in user code, two sleep in a system call
+run -- "$CORRAL" run -j "$j" -t 2 -k 0 --core timeout --core-filter running --core-dir "$T/c9" -- sh -c 'sleep 30 & sleep 30 & exec sh -c "while :; do :; done"'
+expect_rc 124 "filter running"
+expect_grep '^corral: 1 core file written to ' "$T/err.$RUN" "the summary names the core directory"
+if j_valid "$j"; then
+	j_expect "$j" '.event == "core" and .path' 1 "one core (the spinner's)"
+	j_check "$j" '([.[] | select(.event == "exec")][0].pid) as $r | [.[] | select(.event == "core")][0].pid == $r' "the spinning sh (the root)"
+fi
+j=$T/j.max
+run -- "$CORRAL" run -q -j "$j" -t 1 -k 0 --core timeout --core-filter name=sleep,max=2 --core-dir "$T/c10" -- sh -c 'sleep 30 & sleep 30 & sleep 30 & wait'
+expect_rc 124 "filter max=2"
+if j_valid "$j"; then
+	j_expect "$j" '.event == "core" and .path' 2 "two cores (max=2)"
+	j_expect "$j" '.event == "core" and (.pid | not) and (.error | test("1 process"))' 1 "the third is said skipped"
+	j_expect_end "$j" cores_skipped 1
 fi
 
 done_test
