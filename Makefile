@@ -255,12 +255,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 
-$(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c \
+$(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c tracer/safe_open.c \
 		$(wildcard include/*.h tracer/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Itracer \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c -lcrypto
+		-o $@ fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c tracer/safe_open.c -lcrypto
 
 # make fuzz runs this one too (fuzz-verify).
 .PHONY: fuzz-verify

@@ -10,15 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "corral.h"
 #include "keyfile.h"
 
 int keyfile_read(const char *cmd, const char *path, unsigned char *key,
 		 size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* No symbolic link followed, a regular file only, as run reads it. */
+	char err[512];
+	int fd = corral_open_file(path, CORRAL_OPEN_READ, err, sizeof(err));
 	if (fd < 0) {
-		fprintf(stderr, "corral: %s: key %s: %s\n", cmd, path,
-			strerror(errno));
+		fprintf(stderr, "corral: %s: key%s\n", cmd, err);
 		return -1;
 	}
 	/* One byte more than allowed, to tell "too long" from "exactly". */

@@ -54,11 +54,25 @@ static int bad_usage(const char *msg, const char *arg)
 static int write_out(const struct corral_report *r, const char *path,
 		     int (*fn)(const struct corral_report *, FILE *))
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "corral: report: cannot write %s: %s\n", path,
-			strerror(errno));
-		return -1;
+	/*
+	 * Opened as corral opens its journal (corral_open_file): no symbolic
+	 * link followed, a regular file truncated only when ours, a FIFO.
+	 */
+	FILE *f = stdout;
+	if (strcmp(path, "-")) {
+		char err[512];
+		int fd = corral_open_file(path, CORRAL_OPEN_WRITE, err,
+					  sizeof(err));
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f) {
+			char *e = corral_escape(fd < 0 ? err : strerror(errno));
+			fprintf(stderr, "corral: report: cannot write: %s\n",
+				e ? e : "?");
+			free(e);
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
 	}
 	int e = fn(r, f);
 	if (f != stdout) {

@@ -39,10 +39,89 @@ static void usage(FILE *f)
 		"journal or bad usage.\n");
 }
 
-static void print_line(const struct corral_journal_line *l, void *arg)
+/* Each run's lines and how many of them are bad (--head says per run). */
+struct runs {
+	bool print; /* --lines */
+	size_t n, cap;
+	struct run {
+		size_t first, last, bad;
+	} *v;
+};
+
+static void on_line(const struct corral_journal_line *l, void *arg)
 {
-	printf("%zu run=%u n=%lld %s\n", l->lineno, l->run, l->seq,
-	       corral_line_verdict_name(l->verdict));
+	struct runs *rs = arg;
+	if (rs->print)
+		printf("%zu run=%u n=%lld %s\n", l->lineno, l->run, l->seq,
+		       corral_line_verdict_name(l->verdict));
+	if (l->run > rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 16;
+		while (cap < l->run)
+			cap *= 2;
+		struct run *v = realloc(rs->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		memset(v + rs->cap, 0, (cap - rs->cap) * sizeof(*v));
+		rs->v = v;
+		rs->cap = cap;
+	}
+	struct run *r = &rs->v[l->run - 1];
+	if (!r->first)
+		r->first = l->lineno;
+	r->last = l->lineno;
+	if (l->verdict != CORRAL_LINE_OK && l->verdict != CORRAL_LINE_UNCHECKED)
+		r->bad++;
+	if (l->run > rs->n)
+		rs->n = l->run;
+}
+
+/*
+ * With --head: which run the head proves, and what every other run of the
+ * file is (docs/journal.md, "A run's place in the file").
+ */
+static void per_run(const char *path, const struct corral_journal_check *c,
+		    const struct runs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct run *r = &rs->v[i];
+		unsigned k = (unsigned)i + 1;
+		char what[256];
+		if (!c->head_run)
+			snprintf(what, sizeof(what),
+				 "NOT proven (the recorded head is in no run)");
+		else if (r->bad && k <= c->head_run && k >= c->proven_run)
+			snprintf(what, sizeof(what),
+				 "%s the recorded head, but NOT intact",
+				 k == c->head_run ? "holds" : "is chained to");
+		else if (k == c->head_run && c->head_line == r->last)
+			snprintf(what, sizeof(what),
+				 "ends at the recorded head: proven");
+		else if (k == c->head_run)
+			snprintf(what, sizeof(what),
+				 "holds the recorded head at line %zu: proven "
+				 "up to it; lines %zu-%zu were appended after "
+				 "it, NOT proven",
+				 c->head_line, c->head_line + 1, r->last);
+		else if (k > c->head_run)
+			snprintf(what, sizeof(what),
+				 "appended after the recorded head: NOT "
+				 "proven");
+		else if (k >= c->proven_run)
+			snprintf(what, sizeof(what),
+				 "proven: the start line of the run after it "
+				 "names its last line");
+		else
+			snprintf(what, sizeof(what),
+				 "NOT proven by the head: run %u's start line "
+				 "does not name the line before it",
+				 c->proven_run);
+		printf("corral verify: %s: run %u (lines %zu-%zu): %s", path, k,
+		       r->first, r->last, what);
+		if (r->bad)
+			printf("; %zu bad line%s", r->bad,
+			       r->bad == 1 ? "" : "s");
+		printf("\n");
+	}
 }
 
 int corral_verify_main(int argc, char **argv)
@@ -56,6 +135,9 @@ int corral_verify_main(int argc, char **argv)
 	};
 	static unsigned char key[KEYFILE_MAX + 1];
 	struct corral_journal_check chk = {0};
+	struct runs rs = {0};
+	chk.on_line = on_line;
+	chk.arg = &rs;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -71,7 +153,7 @@ int corral_verify_main(int argc, char **argv)
 			chk.head = optarg;
 			break;
 		case 'l':
-			chk.on_line = print_line;
+			rs.print = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -127,6 +209,9 @@ int corral_verify_main(int argc, char **argv)
 			       "given\n",
 			       path);
 	}
+	if (chk.head)
+		per_run(path, &chk, &rs);
 	printf("head %s\n", chk.last_h);
+	free(rs.v);
 	return chk.intact ? 0 : 1;
 }

@@ -649,6 +649,9 @@ enum corral_line_verdict {
 	CORRAL_LINE_MALFORMED,	    /* no "n"/"h" tail: not a journal line */
 	CORRAL_LINE_AFTER_END,	    /* after its run's end line */
 	CORRAL_LINE_UNCHECKED,	    /* no key for its run: not checked */
+	CORRAL_LINE_MISPLACED,	    /* a start line sealed as written, but
+				       not at the place in the file (byte
+				       offset, line before it) it names */
 };
 
 const char *corral_line_verdict_name(enum corral_line_verdict v);
@@ -684,6 +687,19 @@ struct corral_journal_check {
 	enum corral_line_verdict first_verdict;
 	char last_h[65];   /* the last line's digest: the head */
 	char why[256];	   /* the first problem in words */
+	/* Added with journal schema 3 (docs/journal.md, "A run's place in
+	 * the file"); lines are 1-based, 0 for none. */
+	unsigned head_run;   /* head given and found: the run it is in */
+	size_t head_line;    /* ...and its line */
+	size_t proven_first; /* the head proves lines proven_first..head_line:
+				its run and the runs chained before it */
+	unsigned proven_run; /* the run of proven_first */
+	unsigned end_run;    /* the run the last end line belongs to */
+	size_t end_first, end_line; /* its first line and that end line */
+	unsigned not_intact_runs; /* runs whose end line says corral found
+				     the journal changed (journal_intact:
+				     false): never intact */
+	unsigned misplaced_runs; /* runs not where they were written */
 };
 
 /*
@@ -717,6 +733,21 @@ static inline int corral_journal_verify_fd(int fd,
  * -EINVAL for anything else (negative, NaN, overflow, other suffixes).
  */
 int corral_parse_duration(const char *s, double *out);
+
+/*
+ * Open a file the way corral opens every file it writes and its key file
+ * (docs/journal.md, "Where lines go"): no symbolic link followed, in the
+ * directories of the path or as the file itself; WRITE accepts a regular
+ * file (truncated, only when the effective uid owns it and it has one
+ * link; a new one is made with O_EXCL, mode 0666 less the umask) or a FIFO
+ * (opened O_NONBLOCK: -ENXIO without a reader); READ a regular file only.
+ * WRITE with "/dev/stdout", "/dev/stderr", "/dev/fd/N" or
+ * "/proc/self/fd/N" duplicates that descriptor, as given. Returns a
+ * descriptor (O_CLOEXEC) or -errno with a message in err ("output PATH:
+ * why"; for READ " PATH: why").
+ */
+enum { CORRAL_OPEN_READ = 1, CORRAL_OPEN_WRITE = 2 };
+int corral_open_file(const char *path, int how, char *err, size_t errlen);
 
 /*
  * Can the sandbox (bubblewrap under corral) work on this host, and if not,

@@ -94,6 +94,17 @@ static void check_chain(struct corral_report *m, int fd, const char *buf,
 	}
 	m->chain_first_bad = chk.first_bad;
 	snprintf(m->chain_why, sizeof(m->chain_why), "%s", chk.why);
+	/*
+	 * A file of several runs shows the run its last end line belongs
+	 * to: a run put before the real one (a forged one, say) is not what
+	 * the report is about (docs/journal.md, "A run's place in the file").
+	 */
+	m->runs = chk.runs;
+	if (chk.runs > 1 && chk.end_run) {
+		m->sel_run = chk.end_run;
+		m->sel_first = chk.end_first;
+		m->sel_last = chk.end_line;
+	}
 	if (m->nbad)
 		m->chain = CHAIN_BROKEN;
 	else if (!chk.keyed || m->chain_unchecked)

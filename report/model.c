@@ -819,6 +819,7 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 	      size_t errlen)
 {
 	bool started = false;
+	unsigned long starts = 0; /* start lines read (a pipe's runs) */
 	for (;;) {
 		enum jr_status st = jr_next(r);
 		if (st == JR_EOF)
@@ -826,6 +827,10 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 		if (st == JR_BLANK)
 			continue;
 		unsigned long line = r->line;
+		/* Only the run of the last end line (api.c, check_chain()). */
+		if (m->sel_first && (line < m->sel_first || line > m->sel_last) &&
+		    st != JR_IOERR && st != JR_NOMEM)
+			continue;
 		if (st == JR_CUT && started) {
 			/* corral was killed while writing, or the file was cut
 			 */
@@ -869,6 +874,8 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 				 line, ev);
 			return -EINVAL;
 		}
+		if (!strcmp(ev, "start"))
+			starts++;
 		if (!started) {
 			if (strcmp(ev, "start")) {
 				snprintf(err, errlen,
@@ -928,6 +935,18 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 		snprintf(err, errlen, "empty: not a corral journal");
 		return -EINVAL;
 	}
+	if (m->sel_first)
+		rpt_note(m, m->sel_first,
+			 "the file holds %zu runs: shown is run %u (lines "
+			 "%lu-%lu), the run its last end line belongs to "
+			 "(corral verify checks them all)",
+			 m->runs, m->sel_run, m->sel_first, m->sel_last);
+	else if (starts > 1)
+		rpt_note(m, 0,
+			 "the input holds %lu runs, shown together (read from "
+			 "a pipe: give the file to see the run of its last end "
+			 "line alone)",
+			 starts);
 	if (!m->has_end && !m->cut)
 		rpt_note(m, 0,
 			 "no end line: corral was killed (or is still running) "

@@ -351,6 +351,11 @@ struct corral_report {
 	unsigned long chain_unchecked;
 	unsigned long chain_first_bad;
 	char chain_why[256]; /* from the check: shown through us_lit + esc */
+	/* Several runs in one file (checked files only): the lines of the run
+	 * the last end line belongs to, which is what is shown; 0: all. */
+	size_t runs;
+	unsigned long sel_first, sel_last;
+	unsigned sel_run;
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
 	unsigned long n_cores; /* core files written (core events with a path) */

@@ -37,6 +37,7 @@
 
 #include "grow.h"
 #include "journal.h"
+#include "safe_open.h"
 
 #define KEY_MAX 4096
 
@@ -168,12 +169,11 @@ static bool from_hex(const char *h, size_t n, unsigned char *out)
 static int read_key(const char *path, unsigned char **key, size_t *len,
 		    char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "journal key %s: %s", path, strerror(e));
-		return -e;
-	}
+	/* No link followed, a regular file only (safe_open.c). */
+	struct safe_open o = {.flags = SAFE_READ, .what = "journal key"};
+	int fd = safe_open(path, &o, err, errlen);
+	if (fd < 0)
+		return fd;
 	unsigned char *b = malloc(KEY_MAX + 1);
 	size_t n = 0;
 	ssize_t r = 0;
@@ -268,6 +268,28 @@ void chain_rewind(struct chain *ch, const char *hex, unsigned long n)
 	ch->n = n;
 }
 
+int chain_after(int fd, off_t start, char out[CHAIN_HEX + 1])
+{
+	/* ,"h":"<64 hex>"}\n: the last 73 bytes of a sealed line */
+	const size_t tail = 6 + CHAIN_HEX + 3;
+	out[0] = 0;
+	if (start < (off_t)tail)
+		return -1;
+	char p[64], b[6 + CHAIN_HEX + 3];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	int rfd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (rfd < 0)
+		return -1;
+	ssize_t n = pread(rfd, b, tail, start - (off_t)tail);
+	close(rfd);
+	unsigned char h[32];
+	if (n != (ssize_t)tail || memcmp(b, ",\"h\":\"", 6) ||
+	    memcmp(b + tail - 3, "\"}\n", 3) || !from_hex(b + 6, 32, h))
+		return -1;
+	to_hex(h, 32, out);
+	return 0;
+}
+
 /* ------------------------------------------------------------ reading */
 
 /* What the tail of a line says: ,"n":N,"h":"<64 hex>"} */
@@ -276,6 +298,7 @@ struct tail {
 	unsigned long long n;
 	unsigned char h[32];
 	size_t body; /* bytes covered by the digest */
+	size_t nat;  /* where ,"n": begins */
 };
 
 static struct tail parse_tail(const char *l, size_t len)
@@ -302,6 +325,7 @@ static struct tail parse_tail(const char *l, size_t len)
 	    (digits > 1 && l[i] == '0'))
 		return t;
 	t.n = n;
+	t.nat = i - 5;
 	t.ok = true;
 	return t;
 }
@@ -396,6 +420,10 @@ static const char *verdict_words(enum corral_line_verdict v)
 		return "appended after the run's end line";
 	case CORRAL_LINE_UNCHECKED:
 		return "not checked (no key)";
+	case CORRAL_LINE_MISPLACED:
+		return "moved: its run was written at another place in the "
+		       "file (a run was prepended, inserted or removed before "
+		       "it)";
 	}
 	return "?";
 }
@@ -405,6 +433,7 @@ const char *corral_line_verdict_name(enum corral_line_verdict v)
 	static const char *const names[] = {
 		"ok",	     "changed",	  "inserted",  "removed-before",
 		"reordered", "malformed", "after-end", "unchecked",
+		"misplaced",
 	};
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v]
 							      : "?";
@@ -477,7 +506,8 @@ static bool seq_later(const struct lines *ls, size_t from, size_t to,
  * had, tried too, so that one edited line is reported once.
  */
 static void check_run(struct checker *k, const struct lines *ls, size_t a,
-		      size_t b, const unsigned char *key, size_t keylen)
+		      size_t b, const unsigned char *key, size_t keylen,
+		      const unsigned char seed[32], const char *misplaced)
 {
 	struct corral_journal_check *c = k->chk;
 	const struct line *v = ls->v;
@@ -493,7 +523,8 @@ static void check_run(struct checker *k, const struct lines *ls, size_t a,
 		problem(c, a + 1, "out of memory");
 		return;
 	}
-	unsigned char prev[32] = {0}, alt[32];
+	unsigned char prev[32], alt[32];
+	memcpy(prev, seed, 32);
 	bool have_alt = false, ended = false;
 	unsigned long long want = 0;
 	for (size_t i = a; i < b; i++) {
@@ -502,7 +533,16 @@ static void check_run(struct checker *k, const struct lines *ls, size_t a,
 			verdict(k, i, l, CORRAL_LINE_AFTER_END);
 			continue;
 		}
-		if (mac_ok(mac, prev, l) && l->t.n == want) {
+		if (mac_ok(mac, prev, l) && l->t.n == want && i == a &&
+		    misplaced) {
+			/* sealed as written, but not where it was written */
+			bool first = !c->first_bad;
+			verdict(k, i, l, CORRAL_LINE_MISPLACED);
+			if (first)
+				snprintf(c->why, sizeof(c->why),
+					 "line %zu: moved: %s", i + 1,
+					 misplaced);
+		} else if (mac_ok(mac, prev, l) && l->t.n == want) {
 			verdict(k, i, l, CORRAL_LINE_OK);
 		} else if (have_alt && mac_ok(mac, alt, l) && l->t.n == want) {
 			/* follows the line before it, as that should have been */
@@ -555,13 +595,12 @@ static void check_run(struct checker *k, const struct lines *ls, size_t a,
  * the key that is wrong.
  */
 static bool key_fits(const struct lines *ls, size_t a, size_t b,
-		     const unsigned char key[32])
+		     const unsigned char key[32], const unsigned char seed[32])
 {
 	struct hmac *mac = mac_new(key, 32);
 	if (!mac)
 		return false;
-	unsigned char zero[32] = {0};
-	bool ok = mac_ok(mac, zero, &ls->v[a]) ||
+	bool ok = mac_ok(mac, seed, &ls->v[a]) ||
 		  (a + 1 < b && ls->v[a].t.ok &&
 		   mac_ok(mac, ls->v[a].t.h, &ls->v[a + 1]));
 	mac_free(mac);
@@ -576,6 +615,121 @@ static void head_of(const struct line *l, char out[CHAIN_HEX + 1])
 		out[0] = 0;
 }
 
+/*
+ * Where a start line says its run was written: ,"offset":N and, when the
+ * file held a sealed line before, ,"after":"<hex>", the last keys before
+ * ,"n": (journal.c, put_start()). A JSON string cannot hold these bytes
+ * unescaped, so a command line cannot fake them.
+ */
+struct place {
+	int schema; /* 0: not said */
+	bool has_offset, has_after;
+	unsigned long long offset;
+	unsigned char after[32];
+};
+
+static struct place parse_place(const struct line *l)
+{
+	struct place pl = {0};
+	if (!l->t.ok)
+		return pl;
+	static const char sk[] = ",\"schema\":";
+	const char *sp = memmem(l->p, l->t.nat, sk, sizeof(sk) - 1);
+	if (sp) {
+		sp += sizeof(sk) - 1;
+		for (int d = 0; d < 6 && sp < l->p + l->t.nat && *sp >= '0' &&
+				*sp <= '9';
+		     d++, sp++)
+			pl.schema = pl.schema * 10 + (*sp - '0');
+	}
+	size_t e = l->t.nat;
+	const size_t alen = 10 + CHAIN_HEX + 1; /* ,"after":"<hex>" */
+	if (e >= alen && !memcmp(l->p + e - alen, ",\"after\":\"", 10) &&
+	    l->p[e - 1] == '"' && from_hex(l->p + e - alen + 10, 32, pl.after)) {
+		pl.has_after = true;
+		e -= alen;
+	}
+	size_t i = e, digits = 0;
+	unsigned long long n = 0, mul = 1;
+	while (i > 0 && l->p[i - 1] >= '0' && l->p[i - 1] <= '9' &&
+	       digits < 19) {
+		n += (unsigned long long)(l->p[i - 1] - '0') * mul;
+		mul *= 10;
+		digits++;
+		i--;
+	}
+	if (digits && i >= 10 && !memcmp(l->p + i - 10, ",\"offset\":", 10)) {
+		pl.has_offset = true;
+		pl.offset = n;
+	} else {
+		pl.has_after = false; /* "after" only ever follows "offset" */
+	}
+	return pl;
+}
+
+/* What the verifier learnt of each run, for --head and the report. */
+struct run_info {
+	size_t a, b;	/* lines [a, b) */
+	bool linked;	/* its start line names the line before it, which
+			   is there: the head of a later run covers it */
+};
+
+/*
+ * Is the run [a, b) where it was written? NULL, or why not (into why).
+ * *linked: it names the line before it and that line is there.
+ */
+static const char *placement(const char *buf, const struct lines *ls,
+			     size_t a, const struct place *pl, bool *linked,
+			     char *why, size_t whylen)
+{
+	const struct line *l = &ls->v[a];
+	unsigned long long at = (unsigned long long)(l->p - buf);
+	*linked = false;
+	if (!l->t.ok || !is_start(l->p, l->len))
+		return NULL; /* the chain says what is wrong */
+	if (pl->has_offset && pl->offset != at) {
+		snprintf(why, whylen,
+			 "its run was written at byte %llu of the file and "
+			 "begins at byte %llu (a run was prepended, inserted "
+			 "or removed before it, or it was moved)",
+			 pl->offset, at);
+		return why;
+	}
+	if (pl->has_after) {
+		const struct line *p = a ? &ls->v[a - 1] : NULL;
+		if (!p || !p->t.ok || memcmp(p->t.h, pl->after, 32)) {
+			snprintf(why, whylen,
+				 "its run was written after a line whose "
+				 "digest is not the line before it (the runs "
+				 "before it were changed, or it was moved)");
+			return why;
+		}
+		*linked = true;
+		return NULL;
+	}
+	if (!pl->has_offset && pl->schema >= 3 && a > 0) {
+		snprintf(why, whylen,
+			 "its run was written to a pipe or socket (no place "
+			 "recorded) and can only be a file's first run");
+		return why;
+	}
+	return NULL;
+}
+
+/* A run's end line says corral found its journal changed. */
+static bool said_not_intact(const struct lines *ls, size_t a, size_t b,
+			    size_t *at)
+{
+	static const char k[] = ",\"journal_intact\":false";
+	for (size_t i = b; i-- > a;)
+		if (ls->v[i].t.ok && is_end(ls->v[i].p, ls->v[i].len)) {
+			*at = i;
+			return memmem(ls->v[i].p, ls->v[i].t.nat, k,
+				      sizeof(k) - 1) != NULL;
+		}
+	return false;
+}
+
 int journal_verify_core(const char *buf, size_t len,
 			struct corral_journal_check *c)
 {
@@ -586,6 +740,9 @@ int journal_verify_core(const char *buf, size_t len,
 	c->first_verdict = CORRAL_LINE_OK;
 	c->truncated = c->head_matched = false;
 	c->last_h[0] = c->why[0] = 0;
+	c->head_run = c->proven_run = c->end_run = 0;
+	c->head_line = c->proven_first = c->end_first = c->end_line = 0;
+	c->not_intact_runs = c->misplaced_runs = 0;
 	if (c->key && (!c->keylen || c->keylen > KEY_MAX))
 		return -EINVAL;
 	unsigned char want_head[32];
@@ -608,14 +765,31 @@ int journal_verify_core(const char *buf, size_t len,
 	}
 	c->lines = ls.n;
 	struct checker k = {.chk = c};
+	struct run_info *runs = NULL;
+	size_t rcap = 0;
 	for (size_t a = 0; a < ls.n;) {
 		size_t b = a + 1;
 		while (b < ls.n && !is_start(ls.v[b].p, ls.v[b].len))
 			b++;
 		k.run = (unsigned)++c->runs;
+		if (GROW(runs, rcap, c->runs)) {
+			free(runs);
+			free(ls.v);
+			return -ENOMEM;
+		}
+		struct run_info *ri = &runs[c->runs - 1];
+		*ri = (struct run_info){.a = a, .b = b};
 		const struct line *last = &ls.v[b - 1];
 		bool ends = last->t.ok && is_end(last->p, last->len) &&
 			    !(b == ls.n && ls.open_end);
+		/* The digest the start line chains to, and its place. */
+		struct place pl = parse_place(&ls.v[a]);
+		unsigned char seed[32] = {0};
+		if (pl.has_after)
+			memcpy(seed, pl.after, 32);
+		char mwhy[200];
+		const char *misplaced = placement(buf, &ls, a, &pl, &ri->linked,
+						  mwhy, sizeof(mwhy));
 		unsigned char dk[32];
 		const unsigned char *key = c->key;
 		size_t keylen = c->keylen, kl = 0;
@@ -627,7 +801,7 @@ int journal_verify_core(const char *buf, size_t len,
 				keylen = 32;
 				kl = i;
 			}
-		if (key == dk && !key_fits(&ls, a, b, dk)) {
+		if (key == dk && !key_fits(&ls, a, b, dk, seed)) {
 			/* The disclosing line itself was changed. */
 			for (size_t i = a; i < b; i++)
 				verdict(&k, i, &ls.v[i],
@@ -644,7 +818,25 @@ int journal_verify_core(const char *buf, size_t len,
 			problem(c, a + 1, "line %zu: a run that does not begin "
 					  "with a start line",
 				a + 1);
-		check_run(&k, &ls, a, b, key, keylen);
+		if (misplaced) {
+			c->misplaced_runs++;
+			ri->linked = false;
+		}
+		if (misplaced && !key)
+			problem(c, a + 1, "line %zu: moved: %s", a + 1,
+				misplaced);
+		check_run(&k, &ls, a, b, key, keylen, seed, misplaced);
+		size_t el;
+		if (said_not_intact(&ls, a, b, &el)) {
+			/* corral read its file back and found it changed:
+			 * whatever the chain says now, it is not intact */
+			c->not_intact_runs++;
+			problem(c, el + 1,
+				"line %zu: corral found this run's journal "
+				"changed while it ran (its end line says "
+				"journal_intact:false)",
+				el + 1);
+		}
 		if (!ends) {
 			c->truncated = true;
 			problem(c, b + 1,
@@ -655,30 +847,55 @@ int journal_verify_core(const char *buf, size_t len,
 		}
 		a = b;
 	}
-	/* A run that discloses a key nobody else vouches for proves nothing. */
+	/* The run the last end line belongs to: what a report shows. */
+	for (size_t r = c->runs; r-- > 0 && !c->end_run;)
+		for (size_t i = runs[r].b; i-- > runs[r].a;)
+			if (ls.v[i].t.ok && is_end(ls.v[i].p, ls.v[i].len)) {
+				c->end_run = (unsigned)r + 1;
+				c->end_first = runs[r].a + 1;
+				c->end_line = i + 1;
+				break;
+			}
 	const struct line *last = &ls.v[ls.n - 1];
 	head_of(last, c->last_h);
 	if (c->head) {
 		c->head_matched = last->t.ok && !memcmp(last->t.h, want_head, 32);
-		if (!c->head_matched) {
-			size_t at = 0;
-			for (size_t i = 0; i < ls.n && !at; i++)
-				if (ls.v[i].t.ok &&
-				    !memcmp(ls.v[i].t.h, want_head, 32))
-					at = i + 1;
-			if (at)
-				problem(c, at + 1,
-					"line %zu: the recorded head is line "
-					"%zu's: lines after it were appended",
-					at + 1, at);
-			else
-				problem(c, ls.n,
-					"the recorded head is not in the journal: "
-					"its end was removed, or it was rewritten");
+		size_t at = 0;
+		for (size_t i = ls.n; i-- > 0 && !at;)
+			if (ls.v[i].t.ok && !memcmp(ls.v[i].t.h, want_head, 32))
+				at = i + 1;
+		if (at) {
+			size_t r = 0;
+			while (r + 1 < c->runs && runs[r + 1].a < at)
+				r++;
+			c->head_run = (unsigned)r + 1;
+			c->head_line = at;
+			/* Back through the runs whose start line names the
+			 * line before it: the head covers those too. */
+			while (r > 0 && runs[r].linked)
+				r--;
+			c->proven_run = (unsigned)r + 1;
+			c->proven_first = runs[r].a + 1;
 		}
+		if (!c->head_matched && at)
+			problem(c, at + 1,
+				"line %zu: the recorded head is line %zu's: "
+				"lines after it were appended",
+				at + 1, at);
+		else if (!c->head_matched)
+			problem(c, ls.n,
+				"the recorded head is not in the journal: "
+				"its end was removed, or it was rewritten");
+		else if (c->proven_first > 1)
+			problem(c, 1,
+				"lines 1 to %zu are not covered by the recorded "
+				"head: run %u's start line does not name the "
+				"line before it",
+				c->proven_first - 1, c->proven_run);
 	}
 	c->intact = !c->first_bad && c->keyed &&
 		    (!c->head || c->head_matched);
+	free(runs);
 	free(ls.v);
 	return 0;
 }
@@ -732,7 +949,10 @@ int chain_check_own(const struct chain *ch, const struct jsink *s, char *msg,
 	}
 	r = split(b, len, &ls);
 	if (r == 0) {
+		/* The start line follows the line it was written after. */
 		unsigned char prev[32] = {0};
+		if (s->after[0])
+			from_hex(s->after, 32, prev);
 		size_t bad = 0;
 		for (size_t i = 0; i < ls.n && !bad; i++) {
 			const struct line *l = &ls.v[i];

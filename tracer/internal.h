@@ -182,6 +182,12 @@ struct sbuf;
 void sandbox_journal_start(const struct corral *c, struct sbuf *b);
 void sandbox_journal_end(const struct corral *c, struct sbuf *b);
 void sandbox_run_free(struct corral *c);
+/* What a sandboxed member can write on the host (workspace, binds): the
+ * places journal.c keeps its journal out of. */
+struct safe_forbid;
+int sandbox_writable(const struct corral_config *cfg,
+		     struct safe_forbid **out, size_t *n);
+void sandbox_writable_free(struct safe_forbid *f, size_t n);
 
 /* ---- pty.c: --pty */
 int pty_prepare(struct corral *c, char *err, size_t errlen);

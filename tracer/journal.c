@@ -51,11 +51,29 @@ int journal_open(struct corral *c, char *err, size_t errlen)
 	j->strict = c->cfg.journal_strict;
 	j->intact = -1;
 	int r = chain_init(&j->chain, c->cfg.journal_key, err, errlen);
+	/* Never where a sandboxed member can write (sandbox_run.c). */
+	struct safe_forbid *forbid = NULL;
+	size_t nforbid = 0;
 	if (r == 0) {
-		r = jsink_open(&j->sink, &c->cfg, err, errlen);
+		r = sandbox_writable(&c->cfg, &forbid, &nforbid);
+		if (r < 0)
+			snprintf(err, errlen, "journal: out of memory");
+		else
+			r = jsink_open(&j->sink, &c->cfg, forbid, nforbid, err,
+				       errlen);
 		if (r < 0)
 			chain_free(&j->chain);
 	}
+	sandbox_writable_free(forbid, nforbid);
+	/*
+	 * A run written after what a file holds already (a descriptor given
+	 * in append mode) chains its start line to the line before it: a run
+	 * cannot be moved, nor one put before it, without breaking the chain
+	 * (docs/journal.md, "A run's place in the file").
+	 */
+	if (r == 0 && j->sink.kind == JS_FILE && j->sink.start > 0 &&
+	    chain_after(j->sink.fd, j->sink.start, j->sink.after) == 0)
+		chain_rewind(&j->chain, j->sink.after, 0);
 	if (r < 0) {
 		free(j);
 		return r;
@@ -200,6 +218,14 @@ static void put_start(struct corral *c, struct sbuf *b,
 	sandbox_journal_start(c, b); /* sandbox: user, bwrap argv */
 	put_str(b, "chain", "hmac-sha256");
 	put_str(b, "key", c->journal->chain.run_key ? "run" : "file");
+	/* Last, just before "n": where in the file this run begins, and
+	 * the line before it (chain.c reads them from there). */
+	const struct jsink *s = &c->journal->sink;
+	if (s->kind == JS_FILE) {
+		put_num(b, "offset", (long)s->start);
+		if (s->after[0])
+			put_str(b, "after", s->after);
+	}
 }
 
 static void put_end(struct corral *c, struct sbuf *b)

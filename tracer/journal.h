@@ -57,6 +57,9 @@ struct jsink {
 	dev_t dev;
 	ino_t ino;
 	const char *path; /* NULL for a descriptor given as is */
+	/* The digest of the line before start, when there is one: the start
+	 * line names it ("after") and its digest chains to it. */
+	char after[CHAIN_HEX + 1];
 	struct jsum *sum; /* regular files: what went out, hashed */
 	unsigned long long wbytes;
 	/* CLOCK_MONOTONIC when the queue, then empty, got a later line;
@@ -72,7 +75,14 @@ struct jsink {
  */
 #define JSINK_LATER 0.010
 
-int jsink_open(struct jsink *s, const struct corral_config *cfg, char *err,
+/*
+ * Open the journal cfg names. A path is opened by safe_open() (no link
+ * followed, a regular file or FIFO) and must not lie in forbid (the
+ * sandbox's writable places); a descriptor is taken as given.
+ */
+struct safe_forbid;
+int jsink_open(struct jsink *s, const struct corral_config *cfg,
+	       const struct safe_forbid *forbid, size_t nforbid, char *err,
 	       size_t errlen);
 void jsink_close(struct jsink *s);
 /*
@@ -117,6 +127,13 @@ void chain_free(struct chain *ch);
 void chain_seal(struct chain *ch, struct sbuf *b);
 /* Continue the chain after the line whose digest is hex (n lines). */
 void chain_rewind(struct chain *ch, const char *hex, unsigned long n);
+
+/*
+ * The digest of the sealed line that ends at byte start of the file fd
+ * writes (read through /proc/self/fd), into out; -1 (out empty) when the
+ * bytes there are not the end of a sealed line or cannot be read.
+ */
+int chain_after(int fd, off_t start, char out[CHAIN_HEX + 1]);
 
 /* corral_journal_check_buf() without the size handling (the fuzz target). */
 int journal_verify_core(const char *buf, size_t len,

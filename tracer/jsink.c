@@ -36,6 +36,7 @@
 
 #include "grow.h"
 #include "journal.h"
+#include "safe_open.h"
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -127,44 +128,53 @@ static int open_given(struct jsink *s, int n, char *err, size_t errlen)
 	return 0;
 }
 
-static int open_path(struct jsink *s, const char *p, char *err, size_t errlen)
+static int open_path(struct jsink *s, const char *p,
+		     const struct safe_forbid *forbid, size_t nforbid,
+		     char *err, size_t errlen)
 {
 	snprintf(s->name, sizeof(s->name), "%s", p);
 	/*
-	 * O_APPEND: a reader tailing the file sees whole lines, and writes
-	 * from another process cannot land in the middle of ours. O_NONBLOCK:
-	 * a FIFO without a reader fails now instead of hanging; it is also
-	 * the descriptor's mode for a FIFO or tty, and means nothing to a
-	 * regular file.
+	 * safe_open.c: no symbolic link followed, a regular file (truncated
+	 * only when ours), a FIFO or the null device, never inside what a
+	 * sandboxed member can write. O_APPEND: a reader tailing the file
+	 * sees whole lines, and writes from another process cannot land in
+	 * the middle of ours. O_NONBLOCK: a FIFO without a reader fails now
+	 * instead of hanging; it is also the descriptor's mode for a FIFO,
+	 * and means nothing to a regular file. A new journal is made 0600:
+	 * it keeps every command line of the tree after the processes are
+	 * gone (docs/journal.md).
 	 */
-	int fd = open(p,
-		      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NONBLOCK |
-			      O_CLOEXEC | O_NOCTTY,
-		      0644);
-	if (fd < 0 && errno == ENXIO)
+	struct safe_open o = {
+		.flags = SAFE_WRITE | SAFE_FIFO | SAFE_NULL,
+		.oflags = O_APPEND | O_NONBLOCK,
+		.mode = 0600,
+		.what = "journal",
+		.forbid = forbid,
+		.nforbid = nforbid,
+	};
+	int fd = safe_open(p, &o, err, errlen);
+	if (fd == -ENXIO)
 		return fail(err, errlen, ENXIO,
 			    "journal %s: a FIFO with no reader (start the "
 			    "reader first)",
 			    p);
 	if (fd < 0)
-		return fail(err, errlen, errno, "cannot open journal %s: %s", p,
-			    strerror(errno));
-	struct stat st;
-	fstat(fd, &st);
+		return fd;
 	s->fd = fd;
-	if (S_ISREG(st.st_mode)) {
+	if (S_ISREG(o.st.st_mode)) {
 		s->kind = JS_FILE;
 		s->start = 0;
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
+		s->dev = o.st.st_dev;
+		s->ino = o.st.st_ino;
 		s->path = p;
 	} else {
-		s->kind = S_ISSOCK(st.st_mode) ? JS_SOCKET : JS_STREAM;
+		s->kind = JS_STREAM;
 	}
 	return 0;
 }
 
-int jsink_open(struct jsink *s, const struct corral_config *cfg, char *err,
+int jsink_open(struct jsink *s, const struct corral_config *cfg,
+	       const struct safe_forbid *forbid, size_t nforbid, char *err,
 	       size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
@@ -179,7 +189,7 @@ int jsink_open(struct jsink *s, const struct corral_config *cfg, char *err,
 	if (n >= 0)
 		r = open_given(s, n, err, errlen);
 	else if (p)
-		r = open_path(s, p, err, errlen);
+		r = open_path(s, p, forbid, nforbid, err, errlen);
 	if (r == 0 && s->fd >= 0 && s->kind == JS_FILE)
 		s->sum = jsum_new(); /* NULL (no memory): the slow check */
 	return r;

@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "json.h"
+#include "safe_open.h"
 #include "sandbox.h"
 
 struct sandbox_run {
@@ -173,4 +175,64 @@ void sandbox_run_free(struct corral *c)
 {
 	free(c->sb);
 	c->sb = NULL;
+}
+
+/*
+ * What a member of a sandboxed run can write on the host: the workspace
+ * (default: the working directory) and the sources of --bind and
+ * --dev-bind. corral refuses to keep its journal there (journal.c): a
+ * member could change it during the run and, between runs, put a link
+ * where the next run writes. Sources that do not exist are left out
+ * (sandbox_validate() refuses them later).
+ */
+int sandbox_writable(const struct corral_config *cfg,
+		     struct safe_forbid **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!cfg->sandbox.enabled)
+		return 0;
+	const char *const *lists[] = {cfg->sandbox.binds,
+				      cfg->sandbox_opts.dev_binds};
+	size_t max = 1;
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++)
+			max++;
+	struct safe_forbid *f = calloc(max, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	char *cwd = cfg->sandbox.workspace ? NULL : getcwd(NULL, 0);
+	const char *ws = cfg->sandbox.workspace ? cfg->sandbox.workspace : cwd;
+	struct stat st;
+	char *what = NULL;
+	if (ws && stat(ws, &st) == 0 &&
+	    asprintf(&what, "the sandbox's writable workspace %s", ws) >= 0)
+		f[(*n)++] = (struct safe_forbid){.dev = st.st_dev,
+						 .ino = st.st_ino,
+						 .dir = S_ISDIR(st.st_mode),
+						 .what = what};
+	free(cwd);
+	struct sandbox_mount m;
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++) {
+			if (sandbox_mount_split(lists[l][i], &m) < 0 ||
+			    stat(m.src, &st) < 0 ||
+			    asprintf(&what, "the sandbox's writable bind %s",
+				     m.src) < 0)
+				continue;
+			f[(*n)++] = (struct safe_forbid){
+				.dev = st.st_dev,
+				.ino = st.st_ino,
+				.dir = S_ISDIR(st.st_mode),
+				.what = what};
+		}
+	*out = f;
+	return 0;
+}
+
+void sandbox_writable_free(struct safe_forbid *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)f[i].what);
+	free(f);
 }

@@ -153,6 +153,138 @@ static void test_verify(void **state)
 	unlink(keypath);
 }
 
+/*
+ * One run of five lines as corral writes it at byte offset of a file,
+ * after the line whose digest is after (NULL: none): its start line says
+ * so, last before "n", and chains to that digest.
+ */
+static char *run_at(struct chain *ch, long offset, const char *after,
+		    bool not_intact)
+{
+	struct sbuf all = {0}, b = {0};
+	chain_rewind(ch, after ? after : "", 0);
+	for (int i = 0; i < 5; i++) {
+		sb_reset(&b);
+		sb_printf(&b, "{\"event\":\"%s\",\"t\":0.%06d",
+			  i == 0 ? "start" : i == 4 ? "end" : "exec", i);
+		if (i == 0) {
+			sb_printf(&b, ",\"schema\":3,\"offset\":%ld", offset);
+			if (after)
+				sb_printf(&b, ",\"after\":\"%s\"", after);
+		}
+		if (i == 4 && not_intact)
+			sb_puts(&b, ",\"journal_intact\":false");
+		chain_seal(ch, &b);
+		sb_put(&all, b.p, b.len);
+	}
+	sb_free(&b);
+	return all.p;
+}
+
+/* The digest at the end of the last line of j. */
+static void last_h(const char *j, char out[65])
+{
+	const char *h = j + strlen(j) - 3 - 64;
+	memcpy(out, h, 64);
+	out[64] = 0;
+}
+
+static char *cat3(const char *a, const char *b, const char *c)
+{
+	char *r = NULL;
+	assert_true(asprintf(&r, "%s%s%s", a, b, c ? c : "") > 0);
+	return r;
+}
+
+static void test_places(void **state)
+{
+	static const unsigned char key[] = "0123456789abcdef";
+	write_key(key, 16);
+	struct chain ch;
+	char err[256], ha[65], hb[65];
+	assert_int_equal(chain_init(&ch, keypath, err, sizeof(err)), 0);
+	char *a = run_at(&ch, 0, NULL, false);
+	last_h(a, ha);
+	char *b = run_at(&ch, (long)strlen(a), ha, false);
+	last_h(b, hb);
+	char *x = run_at(&ch, 0, NULL, false); /* another journal's run */
+	struct seen s = {0};
+	struct corral_journal_check c = {.key = key, .keylen = 16,
+					 .on_line = on_line, .arg = &s};
+
+	/* A run appended after another: both intact; the head of the second
+	 * proves the first (its start line names the first's last line). */
+	char *ab = cat3(a, b, NULL);
+	c.head = hb;
+	assert_int_equal(corral_journal_verify(ab, strlen(ab), &c), 0);
+	assert_true(c.intact);
+	assert_int_equal(c.runs, 2);
+	assert_int_equal(c.head_run, 2);
+	assert_int_equal(c.head_line, 10);
+	assert_int_equal(c.proven_run, 1);
+	assert_int_equal(c.proven_first, 1);
+	assert_int_equal(c.end_run, 2);
+	assert_int_equal(c.end_first, 6);
+	assert_int_equal(c.end_line, 10);
+	/* The first run's head: the second run is flagged as appended. */
+	c.head = ha;
+	assert_int_equal(corral_journal_verify(ab, strlen(ab), &c), 0);
+	assert_false(c.intact);
+	assert_int_equal(c.head_run, 1);
+	assert_int_equal(c.first_bad, 6);
+
+	/* A run put before a real one, with and without the head. */
+	char *xa = cat3(x, a, NULL);
+	for (int h = 0; h < 2; h++) {
+		memset(&s, 0, sizeof(s));
+		c.head = h ? ha : NULL;
+		assert_int_equal(corral_journal_verify(xa, strlen(xa), &c), 0);
+		assert_false(c.intact);
+		assert_int_equal(c.first_bad, 6);
+		assert_int_equal(c.first_verdict, CORRAL_LINE_MISPLACED);
+		assert_int_equal(s.v[5], CORRAL_LINE_MISPLACED);
+		assert_int_equal(c.misplaced_runs, 1);
+		assert_int_equal(c.end_run, 2);
+	}
+	/* A run inserted between two: the second no longer follows. */
+	char *axb = cat3(a, x, b);
+	for (int h = 0; h < 2; h++) {
+		c.head = h ? hb : NULL;
+		assert_int_equal(corral_journal_verify(axb, strlen(axb), &c), 0);
+		assert_false(c.intact);
+		assert_int_equal(c.first_bad, 6); /* x is at byte len(a) */
+		assert_int_equal(c.misplaced_runs, 2);
+	}
+	/* The first run taken out: the second is not where it was written. */
+	c.head = hb;
+	assert_int_equal(corral_journal_verify(b, strlen(b), &c), 0);
+	assert_false(c.intact);
+	assert_int_equal(c.first_bad, 1);
+	assert_int_equal(c.first_verdict, CORRAL_LINE_MISPLACED);
+
+	/* corral said its journal was changed: never intact. */
+	char *t = run_at(&ch, 0, NULL, true);
+	char ht[65];
+	last_h(t, ht);
+	for (int h = 0; h < 2; h++) {
+		c.head = h ? ht : NULL;
+		assert_int_equal(corral_journal_verify(t, strlen(t), &c), 0);
+		assert_false(c.intact);
+		assert_int_equal(c.not_intact_runs, 1);
+		assert_int_equal(c.first_bad, 5);
+		assert_int_equal(c.bad_lines, 0);
+	}
+	free(a);
+	free(b);
+	free(x);
+	free(ab);
+	free(xa);
+	free(axb);
+	free(t);
+	chain_free(&ch);
+	unlink(keypath);
+}
+
 static void test_not_a_journal(void **state)
 {
 	struct corral_journal_check c = {0};
@@ -173,6 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hmac_is_openssl_hmac),
 		cmocka_unit_test(test_verify),
+		cmocka_unit_test(test_places),
 		cmocka_unit_test(test_not_a_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

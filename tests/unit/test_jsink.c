@@ -40,7 +40,7 @@ static void rig_open(struct rig *r, size_t queue_max)
 	cfg.journal_fd = r->wr;
 	cfg.journal_queue_max = queue_max;
 	char err[256];
-	assert_int_equal(jsink_open(&r->s, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(jsink_open(&r->s, &cfg, NULL, 0, err, sizeof(err)), 0);
 	assert_int_equal(r->s.kind, JS_STREAM);
 	/* The caller's description was not made non-blocking. */
 	assert_false(fcntl(r->wr, F_GETFL) & O_NONBLOCK);
