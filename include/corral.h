@@ -138,7 +138,7 @@ extern "C" {
 #define CORRAL_VERSION_MINOR 1
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
-#define CORRAL_JOURNAL_SCHEMA 3
+#define CORRAL_JOURNAL_SCHEMA 4
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {
@@ -687,7 +687,7 @@ struct corral_journal_check {
 	enum corral_line_verdict first_verdict;
 	char last_h[65];   /* the last line's digest: the head */
 	char why[256];	   /* the first problem in words */
-	/* Added with journal schema 3 (docs/journal.md, "A run's place in
+	/* Added with journal schema 4 (docs/journal.md, "A run's place in
 	 * the file"); lines are 1-based, 0 for none. */
 	unsigned head_run;   /* head given and found: the run it is in */
 	size_t head_line;    /* ...and its line */

@@ -707,7 +707,7 @@ static const char *placement(const char *buf, const struct lines *ls,
 		*linked = true;
 		return NULL;
 	}
-	if (!pl->has_offset && pl->schema >= 3 && a > 0) {
+	if (!pl->has_offset && pl->schema >= 4 && a > 0) {
 		snprintf(why, whylen,
 			 "its run was written to a pipe or socket (no place "
 			 "recorded) and can only be a file's first run");

@@ -33,7 +33,7 @@ for i, l in enumerate(lines):
         break
     run.append(l)
 
-# A journal with places (schema 3) chains its start line to "after"; an
+# A journal with places (schema 4) chains its start line to "after"; an
 # older one starts from 32 zero bytes.
 placed = b',"offset":' in run[0]
 prev = bytes.fromhex(a.after) if a.after and placed else bytes(32)

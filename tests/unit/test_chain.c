@@ -168,7 +168,7 @@ static char *run_at(struct chain *ch, long offset, const char *after,
 		sb_printf(&b, "{\"event\":\"%s\",\"t\":0.%06d",
 			  i == 0 ? "start" : i == 4 ? "end" : "exec", i);
 		if (i == 0) {
-			sb_printf(&b, ",\"schema\":3,\"offset\":%ld", offset);
+			sb_printf(&b, ",\"schema\":4,\"offset\":%ld", offset);
 			if (after)
 				sb_printf(&b, ",\"after\":\"%s\"", after);
 		}
