@@ -7,8 +7,9 @@
  * /proc/PID/smaps order), the notes, padding to a page, the data. Notes in
  * the kernel's order: per thread NT_PRSTATUS, then for the first thread
  * only NT_PRPSINFO, NT_SIGINFO (a crash), NT_AUXV, NT_FILE, then the
- * thread's NT_PRFPREG and NT_X86_XSTATE. The first thread is the one gdb
- * shows first: the crashing one, else the leader.
+ * thread's NT_PRFPREG and NT_X86_XSTATE; after the last thread,
+ * NT_X86_XSAVE_LAYOUT. The first thread is the one gdb shows first: the
+ * crashing one, else the leader.
  *
  * What of a mapping is dumped follows the kernel's vma_dump_size() and the
  * member's own /proc/PID/coredump_filter: VM_DONTDUMP ("dd" in smaps),
@@ -21,6 +22,7 @@
  * PT_LOAD has p_filesz 0 and p_memsz its size.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
+#include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +46,9 @@
 #define CHUNK (1ul << 20)
 #define MAX_SEGS 65534 /* e_phnum beyond needs PN_XNUM: not written */
 #define XSTATE_MAX 16384
+#ifndef NT_X86_XSAVE_LAYOUT
+#define NT_X86_XSAVE_LAYOUT 0x205 /* Linux 6.11 */
+#endif
 
 struct seg {
 	uint64_t start, end, off, dump, filesz;
@@ -435,6 +440,35 @@ static void put_files(struct sbuf *b, const struct map *v, size_t n)
 	sb_free(&names);
 }
 
+/*
+ * NT_X86_XSAVE_LAYOUT, as the kernel appends it after the threads' notes
+ * (arch/x86/kernel/fpu/xstate.c): where each extended state component
+ * (2 and up, those XCR0 enables) lies in the XSAVE area of the
+ * NT_X86_XSTATE notes, from CPUID leaf 0xD: a debugger needs it where the
+ * layout is not Intel's standard one. The same for every process.
+ */
+static void put_xsave_layout(struct sbuf *b)
+{
+	unsigned a, bx, c, d;
+	if (!__get_cpuid_count(1, 0, &a, &bx, &c, &d) || !(c & bit_OSXSAVE))
+		return;
+	unsigned lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	uint64_t xcr0 = (uint64_t)hi << 32 | lo;
+	struct {
+		uint32_t type, size, offset, flags;
+	} v[62];
+	size_t n = 0;
+	for (unsigned i = 2; i < 64; i++) {
+		if (!(xcr0 & (1ull << i)) ||
+		    !__get_cpuid_count(0xd, i, &a, &bx, &c, &d) || !a)
+			continue;
+		v[n++] = (typeof(v[0])){i, a, bx, 0};
+	}
+	if (n)
+		note(b, "LINUX", NT_X86_XSAVE_LAYOUT, v, n * sizeof(v[0]));
+}
+
 void coredump_free(struct coredump *d)
 {
 	if (!d)
@@ -609,6 +643,8 @@ int coredump_prepare(const struct coredump_req *r, struct coredump **out,
 			note(&notes, "LINUX", NT_X86_XSTATE, th[i].xstate,
 			     th[i].xlen);
 	}
+	if (th[0].xlen)
+		put_xsave_layout(&notes);
 	d->threads = (unsigned)nth;
 	if (notes.oom) {
 		sb_free(&notes);

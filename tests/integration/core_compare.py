@@ -11,7 +11,8 @@ Checks (x86-64 ELF cores, docs/cores.md):
     and general registers in both;
   - the PT_LOAD segment holding ADDR (hex) has the same vaddr, size and
     bytes in both, and is dumped (p_filesz > 0);
-  - NT_SIGINFO, NT_AUXV are the same when both have them.
+  - the same notes (name and type, as many of each); NT_SIGINFO, NT_AUXV
+    and NT_X86_XSAVE_LAYOUT have the same bytes when both have them.
 Prints one line per problem and exits 1 if any; "ok ..." otherwise.
 Also prints (informational) how many common dumped segments differ.
 """
@@ -103,12 +104,21 @@ def main():
                 bad.append(f"crashing thread's {r}: ours {o[3][i]:#x}, kernel {k[3][i]:#x}")
     else:
         bad.append("no NT_PRSTATUS")
-    for ntype, label in ((NT_SIGINFO, "NT_SIGINFO"), (NT_AUXV, "NT_AUXV")):
+    # the same notes, in the same order (threads aside: their order after
+    # the first may differ)
+    # (NT_X86_XSAVE_LAYOUT only when the kernel writes it: Linux 6.11+)
+    kk = [(n, t) for n, t, d in kern[3]]
+    ko = [(n, t) for n, t, d in ours[3] if t != 0x205 or ("LINUX", 0x205) in kk]
+    if sorted(ko) != sorted(kk):
+        bad.append(f"notes differ: ours {sorted(set(ko) ^ set(kk))} not in both, "
+                   f"counts {len(ko)} vs {len(kk)}")
+    for ntype, label in ((NT_SIGINFO, "NT_SIGINFO"), (NT_AUXV, "NT_AUXV"),
+                         (0x205, "NT_X86_XSAVE_LAYOUT")):
         do = [d for n, t, d in ours[3] if t == ntype]
         dk = [d for n, t, d in kern[3] if t == ntype]
         if do and dk and do[0] != dk[0]:
             bad.append(f"{label} differs")
-        if not do:
+        if not do and ntype != 0x205:
             bad.append(f"ours has no {label}")
 
     def seg(c, a):
