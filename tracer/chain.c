@@ -687,7 +687,14 @@ static const char *placement(const char *buf, const struct lines *ls,
 	*linked = false;
 	if (!l->t.ok || !is_start(l->p, l->len))
 		return NULL; /* the chain says what is wrong */
-	if (pl->has_offset && pl->offset != at) {
+	/*
+	 * A run written after bytes that were not a sealed line (offset > 0,
+	 * no "after": `exec >>app.log` then -j /dev/stdout) is also taken at
+	 * the start of a file: cut out of the one it was written to. Nothing
+	 * of a journal can have been taken from before it.
+	 */
+	bool cut_out = at == 0 && !pl->has_after;
+	if (pl->has_offset && pl->offset != at && !cut_out) {
 		snprintf(why, whylen,
 			 "its run was written at byte %llu of the file and "
 			 "begins at byte %llu (a run was prepended, inserted "

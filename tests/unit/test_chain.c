@@ -262,6 +262,19 @@ static void test_places(void **state)
 	assert_int_equal(c.first_bad, 1);
 	assert_int_equal(c.first_verdict, CORRAL_LINE_MISPLACED);
 
+	/* Written after bytes that were not a journal (offset 7, no after),
+	 * then cut out of that file: accepted at its start, not elsewhere. */
+	char *cut = run_at(&ch, 7, NULL, false);
+	c.head = NULL;
+	assert_int_equal(corral_journal_verify(cut, strlen(cut), &c), 0);
+	assert_true(c.intact);
+	char *acut = cat3(a, cut, NULL);
+	assert_int_equal(corral_journal_verify(acut, strlen(acut), &c), 0);
+	assert_false(c.intact);
+	assert_int_equal(c.first_bad, 6);
+	free(cut);
+	free(acut);
+
 	/* corral said its journal was changed: never intact. */
 	char *t = run_at(&ch, 0, NULL, true);
 	char ht[65];
