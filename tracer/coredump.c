@@ -42,6 +42,8 @@
 #include "coredump.h"
 #include "json.h"
 
+#if defined(__x86_64__)
+
 #define PAGE 4096ul
 #define CHUNK (1ul << 20)
 #define MAX_SEGS 65534 /* e_phnum beyond needs PN_XNUM: not written */
@@ -878,3 +880,30 @@ int coredump_write(struct coredump *d, int fd, double deadline,
 	SHA256_Final(out->sha256, &sha);
 	return 0;
 }
+
+#else /* not x86-64: the note layouts above are that architecture's */
+
+int coredump_prepare(const struct coredump_req *r, struct coredump **out,
+		     unsigned *skipped, char *err, size_t errlen)
+{
+	*out = NULL;
+	*skipped = 0;
+	snprintf(err, errlen, "core files are written on x86-64 only");
+	return -EOPNOTSUPP;
+}
+
+int coredump_write(struct coredump *d, int fd, double deadline,
+		   const atomic_int *cancel, struct coredump_out *out)
+{
+	return -EOPNOTSUPP;
+}
+
+uint64_t coredump_planned(const struct coredump *d)
+{
+	return 0;
+}
+
+void coredump_free(struct coredump *d)
+{
+}
+#endif
