@@ -753,11 +753,38 @@ void cores_at_ending(struct corral *c)
 	}
 }
 
+/*
+ * Does the process catch sig (SigCgt)? Then the signal is not a crash yet:
+ * a JVM takes SIGSEGV for its null checks thousands of times a run, a
+ * crash reporter's handler runs first and re-raises with the default
+ * action (that delivery is the crash).
+ */
+static bool caught(pid_t tid, int sig)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *v = strstr(buf, "\nSigCgt:");
+	if (!v)
+		return false;
+	unsigned long long mask = strtoull(v + 8, NULL, 16);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
 bool cores_crash(struct corral *c, struct task *t, int sig)
 {
 	struct cores *k = c->cores;
 	if (!k || !(k->when & CORRAL_STACKS_CRASH) || !stacks_is_crash(sig) ||
 	    (t->flags & TF_SETUP) || c->phase > PH_GRACE)
+		return false;
+	if (caught(t->tid, sig))
 		return false;
 	if (k->root_only && t->tgid != c->root)
 		return false;

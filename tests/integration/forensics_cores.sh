@@ -16,6 +16,8 @@
 #     threads, the same registers of the crashing thread, the same bytes of
 #     the mapping holding corral_core_buffer (core_compare.py). The signal
 #     was delivered: exit 139.
+#  2a. SIGSEGVs the program catches (a handler, as a JVM's) are no crash:
+#     no core.
 #  2b. --escape kill with --core escape: a core of the escaping member,
 #     whose top frame (gdb) is the refused call, setsid.
 #  3. A byte budget too small: the core is cut ("bytes", truncated, its
@@ -160,6 +162,19 @@ else
 	fi
 fi
 [ -n "$restore" ] && echo "$restore" >/proc/sys/kernel/core_pattern
+
+# ------------------------------------------------ 2a. a SIGSEGV the program handles is no crash
+RUN_LABEL="handled SIGSEGV"
+j=$T/j.handled
+start -- "$CORRAL" run -q -j "$j" -t 2 -k 0 --core crash --core-dir "$T/c12" -- "$SCENE" handled 3
+await '^ready$' 30
+finish
+expect_rc 124 "handled SIGSEGVs, then the timeout"
+end_run
+if j_valid "$j"; then
+	j_expect "$j" '.event == "signal" and .signal == "SIGSEGV"' 3 "the SIGSEGVs were seen"
+	j_expect "$j" '.event == "core"' 0 "no core for a handled SIGSEGV"
+fi
 
 # ------------------------------------------------ 2b. an escape (--escape kill)
 RUN_LABEL="escape"
