@@ -3,6 +3,7 @@
  * for bytes that are not UTF-8). Journal strings reach an output only
  * through esc.c, which uses these for JSON.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,14 @@ void out_json_str(FILE *f, const char *s, size_t n, int mode)
 
 void out_num(FILE *f, double v)
 {
+	/* a hand-made journal may hold 1e999, which yajl reads as inf: not
+	 * a JSON number */
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
 	/* microsecond resolution, like the journal, without trailing zeros */
-	char b[64];
+	char b[400]; /* DBL_MAX is 309 digits */
 	snprintf(b, sizeof(b), "%.6f", v);
 	char *e = b + strlen(b) - 1;
 	while (e > b && *e == '0')
