@@ -223,7 +223,9 @@ clean:
 -include bench/bench.mk
 
 # make fuzz also runs the report's libFuzzer target (fuzz/fuzz_report.c):
-# the journal reader and every writer of `corral report`, with ASan+UBSan.
+# the journal reader and every writer of `corral report`, with ASan+UBSan,
+# asserting that no journal byte reaches the terminal or Markdown outputs
+# raw; seeds in fuzz/report-seeds/, a dictionary in fuzz/report.dict.
 REPORT_FUZZ := $(BUILD)/fuzz/fuzz_report
 REPORT_FUZZ_SECONDS ?= 60
 # The reader calls the journal's chain check, which pulls in most of the
@@ -243,8 +245,10 @@ fuzz-report: all $(REPORT_FUZZ)
 	$(BUILD)/corral run -q -j $(BUILD)/fuzz/report-corpus/seed.jsonl -- \
 		sh -c 'ls / >/dev/null; (sleep 9 &); exit 3' || true
 	python3 tests/integration/report_gen.py 200 5 >$(BUILD)/fuzz/report-corpus/storm.jsonl
+	cp fuzz/report-seeds/* $(BUILD)/fuzz/report-corpus/
 	$(REPORT_FUZZ) -max_total_time=$(REPORT_FUZZ_SECONDS) -max_len=65536 \
-		-timeout=10 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/report-corpus
+		-timeout=10 -dict=fuzz/report.dict \
+		-artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/report-corpus
 fuzz: fuzz-report
 
 # make fuzz: the libFuzzer target for the journal reader (fuzz/), built
