@@ -193,8 +193,8 @@ int corral_report_main(int argc, char **argv)
 	const char *note;
 	for (size_t i = 0; (note = corral_report_note(r, i, &line)); i++) {
 		if (line)
-			fprintf(stderr, "corral: report: %s: line %lu: %s\n",
-				p, line, note);
+			fprintf(stderr, "corral: report: %s: line %lu: %s\n", p,
+				line, note);
 		else
 			fprintf(stderr, "corral: report: %s: %s\n", p, note);
 	}

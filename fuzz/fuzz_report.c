@@ -169,7 +169,8 @@ static void markdown_safe(const char *s, size_t n)
 			}
 			md_outside(out, q);
 			size_t run = run_at(q, e);
-			/* the closing run: the next one of exactly this length */
+			/* the closing run: the next one of exactly this length
+			 */
 			const char *c = q + run, *close = NULL;
 			while (c < e) {
 				if (*c != '`') {

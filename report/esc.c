@@ -244,9 +244,9 @@ void esc_quoted(FILE *f, struct ustr u)
 	put_sbuf(f, &b);
 }
 
-const char *const esc_reasons[] = {
-	"none",	     "exited", "timeout", "signal",  "parent",
-	"max-procs", "escape", "request", "journal", NULL};
+const char *const esc_reasons[] = {"none",    "exited",	   "timeout", "signal",
+				   "parent",  "max-procs", "escape",  "request",
+				   "journal", NULL};
 const char *const esc_verdicts[] = {"deny", "allow", "setup",
 				    "kill", "log",   NULL};
 const char *const esc_whys[] = {"timeout",  "signal", "crash", "exit-left",
@@ -275,8 +275,7 @@ bool esc_known(struct ustr u, const char *const *set)
 	return false;
 }
 
-void esc_enum(FILE *f, struct ustr u, const char *const *set,
-	      enum esc_kind k)
+void esc_enum(FILE *f, struct ustr u, const char *const *set, enum esc_kind k)
 {
 	if (!u.p_ || k == ESC_JSON || k == ESC_JSON_ASCII ||
 	    !esc_known(u, set)) {

@@ -917,10 +917,9 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			int p = pid > 0 ? proc_of(m, pid) : -1;
 			int k = add_mark(m, MK_ALTERED, t, p, pid, line);
 			if (k >= 0)
-				m->marks[k].text =
-					us_dup(corral_line_verdict_name(v),
-					       strlen(corral_line_verdict_name(
-						       v)));
+				m->marks[k].text = us_dup(
+					corral_line_verdict_name(v),
+					strlen(corral_line_verdict_name(v)));
 		}
 		if (e < 0) {
 			snprintf(err, errlen, "line %lu: %s", line,

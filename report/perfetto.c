@@ -359,8 +359,8 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 		fputs("}}", f);
 	}
 	if (m->has_ending) {
-		struct iname n = {"ending (", us_or(m->ending_reason, "?"), ")",
-				  {0}, ""};
+		struct iname n = {
+			"ending (", us_or(m->ending_reason, "?"), ")", {0}, ""};
 		instant(f, first, gpid, gpid, 'g', "ending", &n, m->ending_t);
 		fputs("}", f);
 	}

@@ -165,11 +165,11 @@ struct ustr us_printf(const char *fmt, ...)
 
 /* The output kinds, each with its escaper. */
 enum esc_kind {
-	ESC_TEXT,	/* a terminal: control bytes, C1, bidi, non-UTF-8
-			   shown as \xHH, \n, \e (quote.c) */
-	ESC_MD,		/* Markdown: a code span, fenced past any backquote */
-	ESC_MD_TABLE,	/* the same in a table cell (no '|' at all) */
-	ESC_JSON,	/* a JSON string literal, non-UTF-8 as \udcXX, <>& escaped */
+	ESC_TEXT,     /* a terminal: control bytes, C1, bidi, non-UTF-8
+			 shown as \xHH, \n, \e (quote.c) */
+	ESC_MD,	      /* Markdown: a code span, fenced past any backquote */
+	ESC_MD_TABLE, /* the same in a table cell (no '|' at all) */
+	ESC_JSON, /* a JSON string literal, non-UTF-8 as \udcXX, <>& escaped */
 	ESC_JSON_ASCII, /* the same with non-UTF-8 as the text \xNN */
 };
 /* u for output kind k (absent: "?" as text/Markdown, null as JSON). */
@@ -182,8 +182,7 @@ void esc_quoted(FILE *f, struct ustr u);
  * printed as is; anything else as esc_quoted() (text) or a code span
  * (Markdown), so it cannot pass for a value corral writes.
  */
-void esc_enum(FILE *f, struct ustr u, const char *const *set,
-	      enum esc_kind k);
+void esc_enum(FILE *f, struct ustr u, const char *const *set, enum esc_kind k);
 bool esc_known(struct ustr u, const char *const *set);
 /*
  * A JSON string made of pieces: esc_json_open(), then pieces (our own
@@ -280,7 +279,7 @@ struct rmark {
 struct rnote {
 	unsigned long line; /* 0: about the whole journal */
 	struct ustr msg;    /* may hold journal strings */
-	char *shown;	    /* msg escaped for a terminal (corral_report_note) */
+	char *shown; /* msg escaped for a terminal (corral_report_note) */
 };
 
 /* A simple open-addressing map pid -> index (the latest task with it). */
@@ -297,10 +296,10 @@ struct corral_report {
 	struct ustr name; /* the journal's name (a path of the caller's) */
 	int schema;
 	struct ustr version;
-	double t_start;		/* t of the start line */
-	struct ustr wall;	/* wall clock of the start, if the journal has one */
-	struct ustr host, cwd;	/* schema 2 */
-	struct ustr command;	/* NUL-separated */
+	double t_start;	  /* t of the start line */
+	struct ustr wall; /* wall clock of the start, if the journal has one */
+	struct ustr host, cwd; /* schema 2 */
+	struct ustr command;   /* NUL-separated */
 	int command_argc;
 	double timeout;
 	int corral_pid;

@@ -178,8 +178,8 @@ static void row(const struct ctx *c, const char *key, const char *fmt, ...)
 }
 
 /* An enumerated value: as is when it is one corral writes, else quoted. */
-static void put_enum(const struct ctx *c, struct ustr u,
-		     const char *const *set, bool table)
+static void put_enum(const struct ctx *c, struct ustr u, const char *const *set,
+		     bool table)
 {
 	esc_enum(c->f, u, set, kind(c, table));
 }
@@ -414,7 +414,8 @@ static void summary_text(const struct ctx *c)
 		break;
 	case CHAIN_BROKEN:
 		row_begin(c, "chain");
-		fprintf(f, "BROKEN: %zu line(s) altered, removed or reordered; ",
+		fprintf(f,
+			"BROKEN: %zu line(s) altered, removed or reordered; ",
 			m->nbad);
 		esc_put(f, us_lit(m->chain_why), kind(c, true));
 		row_end(c);

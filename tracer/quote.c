@@ -5,11 +5,11 @@
  * An argument is printed as is when it is made only of characters no
  * shell treats specially; otherwise in single quotes ('it'\''s'); and when
  * it holds bytes a terminal could act on (control characters, DEL, C1
- * controls encoded in UTF-8, bidi overrides) or bytes that are not UTF-8, in bash's $'...'
- * form with \n, \t, \e, \xHH escapes. So a command's argv printed by
- * --tree keeps its argument boundaries and can be pasted back into bash,
- * and nothing a member chose as its argv can move the cursor, retitle the
- * window or hide text on the user's terminal.
+ * controls encoded in UTF-8, bidi overrides) or bytes that are not UTF-8,
+ * in bash's $'...' form with \n, \t, \e, \xHH escapes. So a command's argv
+ * printed by --tree keeps its argument boundaries and can be pasted back
+ * into bash, and nothing a member chose as its argv can move the cursor,
+ * retitle the window, reorder or hide text on the user's terminal.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,8 +29,7 @@ static bool is_control(unsigned cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
 	       cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 static bool needs_escape(const char *s, size_t n)
