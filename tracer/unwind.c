@@ -43,6 +43,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <time.h>
 #include <unistd.h>
 #include <elf.h>
 
@@ -103,6 +104,8 @@ struct uw_proc {
 	size_t vdso_strsz;
 };
 
+#define UW_CACHE_PAGES 8
+
 /*
  * The walk in progress, for our accessors. libunwind passes them the _UPT
  * context as `arg` (it must: _UPT_find_proc_info calls back into the
@@ -117,6 +120,23 @@ struct uw_arg {
 #if defined(__x86_64__)
 	struct user_regs_struct regs; /* fetched once, for access_reg */
 #endif
+	/*
+	 * The walk's bounds (unwind.h, struct unwinder_limits): every read
+	 * libunwind makes of the member's memory comes through
+	 * uw_access_mem, which counts it and refuses past the budget or the
+	 * deadline; `cut` then says which ("budget", "deadline").
+	 */
+	int memfd; /* /proc/TGID/mem, or -1: PTRACE_PEEKDATA */
+	unsigned long reads, max_reads;
+	uint64_t bytes, max_bytes;
+	double deadline; /* CLOCK_MONOTONIC seconds, 0: none */
+	const char *cut;
+	/* A few pages of memfd reads, for this walk only (the thread may run
+	 * between walks: nothing is kept across them). */
+	struct {
+		uint64_t page; /* address >> 12, 0: empty */
+		unsigned char data[4096];
+	} cache[UW_CACHE_PAGES];
 };
 
 #define UW_BUCKETS 256
@@ -506,7 +526,7 @@ static bool in_img(uint64_t off, uint64_t len, size_t size)
  * vdso_ok false: then vDSO frames are unwound the way libunwind does
  * without info (a frame-pointer guess), no worse than before.
  */
-static void vdso_load(struct uw_proc *p)
+static void vdso_load(struct uw_proc *p, int memfd)
 {
 	p->vdso_tried = true;
 	size_t size = p->vdso_end - p->vdso_start;
@@ -515,11 +535,19 @@ static void vdso_load(struct uw_proc *p)
 	unsigned char *img = malloc(size);
 	if (!img)
 		return;
-	struct iovec local = {img, size};
-	struct iovec remote = {(void *)(uintptr_t)p->vdso_start, size};
-	if (process_vm_readv(p->tgid, &local, 1, &remote, 1, 0) !=
-	    (ssize_t)size)
-		goto bad;
+	/* The walking process may not be the tracer (walker.c): then it
+	 * reads through the /proc/TGID/mem descriptor it was given. */
+	if (memfd >= 0) {
+		if (pread(memfd, img, size, (off_t)p->vdso_start) !=
+		    (ssize_t)size)
+			goto bad;
+	} else {
+		struct iovec local = {img, size};
+		struct iovec remote = {(void *)(uintptr_t)p->vdso_start, size};
+		if (process_vm_readv(p->tgid, &local, 1, &remote, 1, 0) !=
+		    (ssize_t)size)
+			goto bad;
+	}
 
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
@@ -596,12 +624,13 @@ bad:
 	free(img);
 }
 
-static bool in_vdso(struct uw_proc *p, unw_word_t ip)
+static bool in_vdso(struct uw_arg *a, unw_word_t ip)
 {
+	struct uw_proc *p = a->p;
 	if (!p->vdso_end || ip < p->vdso_start || ip >= p->vdso_end)
 		return false;
 	if (!p->vdso_tried)
-		vdso_load(p);
+		vdso_load(p, a->memfd);
 	return p->vdso_ok;
 }
 
@@ -647,7 +676,7 @@ static int uw_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			     unw_proc_info_t *pi, int need, void *arg)
 {
 	struct uw_arg *a = cur(arg);
-	if (a && in_vdso(a->p, ip))
+	if (a && in_vdso(a, ip))
 		return UNW_OBJ(dwarf_search_unwind_table)(
 			as, ip, &a->p->vdso_di, pi, need, arg);
 	return _UPT_find_proc_info(as, ip, pi, need, arg);
@@ -665,10 +694,81 @@ static int uw_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
 	return _UPT_get_dyn_info_list_addr(as, dil, arg);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Count one read against the walk's budget: false (and a->cut set) when
+ * the walk must stop. The clock is read every 64 reads only: a read is a
+ * system call or a cache hit, well under a microsecond to a few.
+ */
+static bool budget_take(struct uw_arg *a, unsigned reads, uint64_t bytes)
+{
+	if (a->cut)
+		return false;
+	a->reads += reads;
+	a->bytes += bytes;
+	if ((a->max_reads && a->reads > a->max_reads) ||
+	    (a->max_bytes && a->bytes > a->max_bytes)) {
+		a->cut = "budget";
+		return false;
+	}
+	if (a->deadline > 0 && reads && !(a->reads & 63) &&
+	    mono_now() > a->deadline) {
+		a->cut = "deadline";
+		return false;
+	}
+	return true;
+}
+
+/* One word of the member's memory through /proc/TGID/mem, by pages. */
+static int memfd_word(struct uw_arg *a, uint64_t addr, unw_word_t *val)
+{
+	uint64_t page = addr >> 12, off = addr & 4095;
+	if (off + sizeof(*val) > 4096) { /* straddles two pages: as is */
+		if (!budget_take(a, 0, sizeof(*val)))
+			return -UNW_EINVAL;
+		ssize_t n = pread(a->memfd, val, sizeof(*val), (off_t)addr);
+		return n == (ssize_t)sizeof(*val) ? 0 : -UNW_EINVAL;
+	}
+	unsigned slot = (unsigned)(page * 0x9e3779b1u >> 7) % UW_CACHE_PAGES;
+	if (a->cache[slot].page != page + 1) {
+		if (!budget_take(a, 0, 4096))
+			return -UNW_EINVAL;
+		a->cache[slot].page = 0;
+		if (pread(a->memfd, a->cache[slot].data, 4096,
+			  (off_t)(page << 12)) != 4096)
+			return -UNW_EINVAL;
+		a->cache[slot].page = page + 1;
+	}
+	memcpy(val, a->cache[slot].data + off, sizeof(*val));
+	return 0;
+}
+
 static int uw_access_mem(unw_addr_space_t as, unw_word_t addr,
 			 unw_word_t *val, int write, void *arg)
 {
-	return _UPT_access_mem(as, addr, val, write, arg);
+	struct uw_arg *a = cur(arg);
+	if (!a)
+		return _UPT_access_mem(as, addr, val, write, arg);
+	/*
+	 * The budget counts libunwind's requests, cached or not: a looping
+	 * DWARF expression re-reads the same few bytes for ever (issue 22),
+	 * and only the count of requests sees it.
+	 */
+	if (!budget_take(a, 1, 0))
+		return -UNW_EINVAL;
+	if (write)
+		return -UNW_EINVAL; /* an unwind never writes to the member */
+	if (a->memfd < 0)
+		return _UPT_access_mem(as, addr, val, write, arg);
+	if ((int64_t)addr < 0) /* not a user address: pread would fail */
+		return -UNW_EINVAL;
+	return memfd_word(a, addr, val);
 }
 
 static int uw_access_reg(unw_addr_space_t as, unw_regnum_t reg,
@@ -718,7 +818,7 @@ static int uw_get_proc_name(unw_addr_space_t as, unw_word_t ip, char *buf,
 			    size_t len, unw_word_t *offp, void *arg)
 {
 	struct uw_arg *a = cur(arg);
-	if (a && in_vdso(a->p, ip))
+	if (a && in_vdso(a, ip))
 		return vdso_name(a->p, ip, buf, len, offp);
 	return _UPT_get_proc_name(as, ip, buf, len, offp, arg);
 }
@@ -816,6 +916,139 @@ static void graveyard_empty(struct corral_unwinder *u)
 	}
 }
 
+/*
+ * The walk itself, from registers already taken: shared by the tracer's
+ * own walk (unwinder_stack) and a walk made by another process
+ * (unwinder_stack_regs, walker.c). *failed says libunwind gave up on an
+ * error (the caller may want to know whether the thread died meanwhile).
+ */
+static int walk(struct corral_unwinder *u, pid_t tgid, pid_t tid,
+		struct uw_arg *arg, uint64_t ip0, struct corral_frame *frames,
+		int max, const char **why, bool *failed)
+{
+	const char *reason = NULL;
+	*failed = false;
+	if (max == 0) {
+		*why = "max frames";
+		return 0;
+	}
+	struct uw_proc *p;
+	int err = seen_reserve(u, max);
+	if (!err)
+		err = proc_get(u, tgid, &p);
+	if (err < 0)
+		return err;
+
+	/* The accessors need the vDSO's place, the names need the maps. */
+	if (!p->maps_loaded)
+		maps_read(u, p);
+
+	/* The _UPT context holds the tid that PTRACE_PEEK* calls address. */
+	arg->upt = _UPT_create(tid);
+	if (!arg->upt)
+		return -ENOMEM;
+	arg->p = p;
+	uw_cur = arg;
+
+	unw_cursor_t c;
+	int n = 0;
+	int r = unw_init_remote(&c, p->as, arg->upt);
+	if (r < 0) {
+		/*
+		 * Still worth one frame: the ip is known from the registers and
+		 * says where the thread is, if not how it got there.
+		 */
+		reason = init_reason(r);
+		*failed = true;
+		if (ip0) {
+			frames[0] = (struct corral_frame){.ip = ip0};
+			frames[0].module = module_of(u, p, ip0);
+			n = 1;
+		}
+		goto out;
+	}
+
+	bool prev = false, monotonic = true;
+	for (;;) {
+		unw_word_t ip, sp;
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
+		    unw_get_reg(&c, UNW_REG_SP, &sp) < 0) {
+			reason = "unw_get_reg failed";
+			*failed = true;
+			break;
+		}
+		/* A zero return address is how some outermost frames end. */
+		if (n > 0 && ip == 0)
+			break;
+		if (seen_before(u, n, ip, sp, &monotonic)) {
+			reason = "loop: same ip and sp twice";
+			break;
+		}
+		struct corral_frame *f = &frames[n++];
+		f->ip = ip;
+		symbolize(u, p, &c, ip, prev, f);
+
+		/*
+		 * After a signal frame the next ip is where the thread was
+		 * interrupted, not a return address: look it up as is.
+		 */
+		prev = unw_is_signal_frame(&c) <= 0;
+		/* The round's deadline, per frame (the reads check it too). */
+		if (arg->deadline > 0 && !arg->cut && mono_now() > arg->deadline)
+			arg->cut = "deadline";
+		if (arg->cut)
+			break;
+		r = unw_step(&c);
+		if (arg->cut) /* whatever libunwind made of the refusal */
+			break;
+		if (r == 0) {
+			/*
+			 * A real stack ends in _start or clone, in a file.
+			 * Ending at code that is in no file (JIT, a wild
+			 * jump) means libunwind found nothing to go on.
+			 */
+			if (!f->module)
+				reason = "no unwind info: ip outside any file "
+					 "mapping";
+			break;
+		}
+		if (r < 0) {
+			reason = step_reason(r);
+			*failed = true;
+			break;
+		}
+		if (n == max) {
+			reason = "max frames";
+			break;
+		}
+	}
+
+out:
+	uw_cur = NULL;
+	_UPT_destroy(arg->upt);
+	if (arg->cut) {
+		reason = !strcmp(arg->cut, "budget")
+				 ? "budget: too many reads of member memory"
+				 : "deadline: the walk took too long";
+		*failed = false;
+	}
+	u->st.stacks++;
+	u->st.frames += n;
+	u->st.reads += arg->reads;
+	*why = reason;
+	return n;
+}
+
+static void limits_apply(struct uw_arg *a, const struct unwinder_limits *lim)
+{
+	a->memfd = lim ? lim->memfd : -1;
+	a->max_reads = lim && lim->max_reads ? lim->max_reads
+					     : UNWINDER_MAX_READS;
+	a->max_bytes = lim && lim->max_bytes ? lim->max_bytes
+					     : UNWINDER_MAX_BYTES;
+	a->deadline = lim ? lim->deadline : 0;
+}
+
 int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 		   struct corral_frame *frames, int max, const char **why)
 {
@@ -836,123 +1069,67 @@ int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 	 */
 	if (!thread_of(tgid, tid))
 		return -ESRCH;
-	struct uw_arg arg = {0};
+	struct uw_arg *arg = calloc(1, sizeof(*arg));
+	if (!arg)
+		return -ENOMEM;
 	struct user_regs_struct *regs;
 #if defined(__x86_64__)
-	regs = &arg.regs;
+	regs = &arg->regs;
 #else
 	struct user_regs_struct regs_buf;
 	regs = &regs_buf;
 #endif
 	uint64_t ip0 = 0;
 	int err = probe_stopped(tid, regs, &ip0);
-	if (err < 0)
+	if (err < 0) {
+		free(arg);
 		return err;
-	if (max == 0) {
-		if (why)
-			*why = "max frames";
-		return 0;
 	}
-
-	struct uw_proc *p;
-	err = seen_reserve(u, max);
-	if (!err)
-		err = proc_get(u, tgid, &p);
-	if (err < 0)
-		return err;
-
-	/* The accessors need the vDSO's place, the names need the maps. */
-	if (!p->maps_loaded)
-		maps_read(u, p);
-
-	/* The _UPT context holds the tid that PTRACE_PEEK* calls address. */
-	arg.upt = _UPT_create(tid);
-	if (!arg.upt)
-		return -ENOMEM;
-	arg.p = p;
-	uw_cur = &arg;
-
-	unw_cursor_t c;
-	int n = 0;
-	bool failed = false;
-	int r = unw_init_remote(&c, p->as, arg.upt);
-	if (r < 0) {
-		/*
-		 * Still worth one frame: the ip is known from the registers and
-		 * says where the thread is, if not how it got there.
-		 */
-		reason = init_reason(r);
-		failed = true;
-		if (ip0) {
-			frames[0] = (struct corral_frame){.ip = ip0};
-			frames[0].module = module_of(u, p, ip0);
-			n = 1;
-		}
-		goto out;
-	}
-
-	bool prev = false, monotonic = true;
-	for (;;) {
-		unw_word_t ip, sp;
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
-		    unw_get_reg(&c, UNW_REG_SP, &sp) < 0) {
-			reason = "unw_get_reg failed";
-			failed = true;
-			break;
-		}
-		/* A zero return address is how some outermost frames end. */
-		if (n > 0 && ip == 0)
-			break;
-		if (seen_before(u, n, ip, sp, &monotonic)) {
-			reason = "loop: same ip and sp twice";
-			break;
-		}
-		struct corral_frame *f = &frames[n++];
-		f->ip = ip;
-		symbolize(u, p, &c, ip, prev, f);
-
-		/*
-		 * After a signal frame the next ip is where the thread was
-		 * interrupted, not a return address: look it up as is.
-		 */
-		prev = unw_is_signal_frame(&c) <= 0;
-		r = unw_step(&c);
-		if (r == 0) {
-			/*
-			 * A real stack ends in _start or clone, in a file.
-			 * Ending at code that is in no file (JIT, a wild
-			 * jump) means libunwind found nothing to go on.
-			 */
-			if (!f->module)
-				reason = "no unwind info: ip outside any file "
-					 "mapping";
-			break;
-		}
-		if (r < 0) {
-			reason = step_reason(r);
-			failed = true;
-			break;
-		}
-		if (n == max) {
-			reason = "max frames";
-			break;
-		}
-	}
-
-out:
-	uw_cur = NULL;
-	_UPT_destroy(arg.upt);
+	limits_apply(arg, NULL);
+	bool failed;
+	int n = walk(u, tgid, tid, arg, ip0, frames, max, &reason, &failed);
 	/*
 	 * A failure may be the thread dying under us (SIGKILL from elsewhere
 	 * ends even a ptrace-stopped thread): then what we read is not a
 	 * stack, and the caller wants to know the thread is gone.
 	 */
-	if (failed && probe_stopped(tid, regs, &ip0) == -ESRCH)
-		return -ESRCH;
-	u->st.stacks++;
-	u->st.frames += n;
-	if (why)
+	if (n >= 0 && failed && probe_stopped(tid, regs, &ip0) == -ESRCH)
+		n = -ESRCH;
+	free(arg);
+	if (n >= 0 && why)
 		*why = reason;
+	return n;
+}
+
+int unwinder_stack_regs(struct corral_unwinder *u, pid_t tgid, pid_t tid,
+			const struct user_regs_struct *regs,
+			const struct unwinder_limits *lim,
+			struct corral_frame *frames, int max, const char **why,
+			const char **cut, bool *failed)
+{
+	*why = NULL;
+	*cut = NULL;
+	*failed = false;
+	if (!u || !frames || !regs || max < 0 || tid <= 0 || tgid <= 0)
+		return -EINVAL;
+	graveyard_empty(u);
+	u->call++;
+	struct uw_arg *arg = calloc(1, sizeof(*arg));
+	if (!arg)
+		return -ENOMEM;
+	uint64_t ip0 = 0;
+#if defined(__x86_64__)
+	arg->regs = *regs;
+#endif
+#ifdef UW_REGS_IP
+	ip0 = UW_REGS_IP(*regs);
+#endif
+	limits_apply(arg, lim);
+	int n = walk(u, tgid, tid, arg, ip0, frames, max, why, failed);
+	*cut = arg->cut;
+	if (n >= 0 && !*cut && *why && !strcmp(*why, "max frames"))
+		*cut = "frames";
+	free(arg);
 	return n;
 }
 

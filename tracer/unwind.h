@@ -14,12 +14,32 @@
 #ifndef CORRAL_UNWIND_H
 #define CORRAL_UNWIND_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "corral.h"
 
 /* A reasonable cap for callers that have no better idea. */
 #define UNWINDER_MAX_FRAMES 64
+
+/*
+ * Every walk's budget, whoever walks: the requests libunwind makes to read
+ * the member's memory (one per word: stack slots, .eh_frame bytes, DWARF
+ * expressions) and the bytes actually read. A normal walk of 64 frames
+ * makes a few thousand requests (docs/stacks.md, "Bounds"); a DWARF
+ * expression that loops (issue 22) makes them for ever and is stopped here.
+ */
+#define UNWINDER_MAX_READS 65536ul
+#define UNWINDER_MAX_BYTES (8ul << 20)
+
+struct unwinder_limits {
+	int memfd;		 /* /proc/TGID/mem open for reading, or -1 */
+	unsigned long max_reads; /* 0: UNWINDER_MAX_READS */
+	uint64_t max_bytes;	 /* 0: UNWINDER_MAX_BYTES */
+	double deadline;	 /* CLOCK_MONOTONIC seconds; 0: none */
+};
 
 struct corral_unwinder;
 
@@ -55,6 +75,22 @@ void unwinder_forget(struct corral_unwinder *u, pid_t tgid);
 int unwinder_stack(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 		   struct corral_frame *frames, int max, const char **why);
 
+/*
+ * The same walk made by a process that is not the tracer (walker.c): from
+ * the registers the tracer took (PTRACE_GETREGSET, NT_PRSTATUS), reading
+ * memory through lim->memfd, within lim's budget and deadline. No check
+ * that tid is stopped or belongs to tgid: the tracer made them. Returns
+ * the frame count or -errno (-EINVAL, -ENOMEM); *why as unwinder_stack;
+ * *cut is NULL for a walk the bounds did not cut, or "budget", "deadline"
+ * or "frames" (max reached); *failed says libunwind gave up on an error
+ * (the thread may have died: the tracer can tell).
+ */
+int unwinder_stack_regs(struct corral_unwinder *u, pid_t tgid, pid_t tid,
+			const struct user_regs_struct *regs,
+			const struct unwinder_limits *lim,
+			struct corral_frame *frames, int max, const char **why,
+			const char **cut, bool *failed);
+
 /* Counters, for tests and benchmarks. */
 struct unwinder_stats {
 	unsigned long stacks;	   /* unwinder_stack calls that returned >= 0 */
@@ -63,6 +99,7 @@ struct unwinder_stats {
 	unsigned long sym_hits;	   /* names served from the per-process cache */
 	unsigned long maps_reads;  /* /proc/TGID/maps reads */
 	unsigned long procs;	   /* address spaces created */
+	unsigned long reads;	   /* memory reads libunwind asked for */
 };
 void unwinder_get_stats(const struct corral_unwinder *u,
 			struct unwinder_stats *st);
