@@ -245,6 +245,12 @@ struct corral_event {
 	const char *cut;	  /* NULL: whole; else why it is short:
 				     "bytes", "time", "disk full", "write
 				     error", "gone", "abandoned" */
+	/*
+	 * STACK, ESCAPE: why corral's bounds cut the stack walk short, NULL
+	 * if they did not: "deadline", "budget", "frames", "signal",
+	 * "walker" (docs/stacks.md, "Bounds").
+	 */
+	const char *truncated;
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);

@@ -32,7 +32,6 @@
 #include <sys/wait.h>
 
 #include "internal.h"
-#include "unwind.h"
 
 static void emit_task(struct corral *c, enum corral_event_type type,
 		      const struct task *t, int sig)
@@ -252,8 +251,6 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		t->ended = now;
 		t->status = status;
 		t->nthreads = 0;
-		if (c->unw)
-			unwinder_forget(c->unw, tgid);
 	}
 	table_remove(&c->tab, t); /* a thread's record is freed here */
 	if (!thread)
@@ -366,8 +363,6 @@ static void on_exec(struct corral *c, struct task *t)
 	if (!(t->flags & TF_SETUP))
 		c->command_execed = true;
 	c->res.execs++;
-	if (c->unw) /* its old program's symbols are stale now */
-		unwinder_forget(c->unw, t->tgid);
 	if (t->tid == c->root)
 		c->root_execed = true;
 	char *path = NULL, *block = NULL;

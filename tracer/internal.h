@@ -25,7 +25,7 @@
 #include "sys.h"
 #include "table.h"
 
-struct corral_unwinder;
+struct corral_walker;
 struct journal;
 
 /*
@@ -72,7 +72,8 @@ struct corral {
 	pid_t warm[16];
 	unsigned nwarm;
 	struct sock_fprog filter;
-	struct corral_unwinder *unw; /* created at the first stack */
+	struct corral_walker *walker; /* a walk session (stacks.c) */
+	sigset_t stop_walks; /* signals that cut a stack walk short */
 	bool sandboxed;
 	bool want_argv;	     /* someone reads exec argv (journal, callback) */
 	bool want_rusage;    /* someone reads an exit's rusage (journal...) */
@@ -265,9 +266,33 @@ void task_kill(struct corral *c, struct task *t); /* SIGKILL, once */
 
 /* ---- stacks.c */
 void stacks_one(struct corral *c, struct task *t, const char *why);
-/* Unwind a held task into frames; never fails (0 frames and *err). */
+/*
+ * Unwind a held task into frames within limit seconds; never fails (0
+ * frames and *err). *cut: NULL, or why corral's bounds cut it short
+ * (walker.h). The walk session stays open for more: stacks_end() ends it.
+ */
 int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
-		  int max, const char **err);
+		  int max, double limit, const char **err, const char **cut);
+void stacks_end(struct corral *c);
+/*
+ * A round: every held thread's stack, within the round's budget
+ * (cfg.stack_budget) and each walk's limit, given to fn; then the session
+ * ends. skips counts the threads not walked: the budget spent, a signal
+ * that cut the round, a process whose walk was abandoned (one try each).
+ */
+typedef void (*stacks_fn)(struct corral *c, struct task *t,
+			  const struct corral_frame *frames, int n,
+			  const char *err, const char *cut, void *arg);
+struct stacks_skips {
+	unsigned long budget, signal, abandoned;
+};
+void stacks_round(struct corral *c, stacks_fn fn, void *arg,
+		  struct stacks_skips *skips);
+/* What skips says, for a line; *cut the reason word for "truncated". */
+void stacks_skips_text(const struct corral *c, const struct stacks_skips *s,
+		       char *buf, size_t len, const char **cut);
+/* Seconds one thread's walk may take (docs/stacks.md, "Bounds"). */
+#define STACK_WALK_LIMIT 1.0
 void stacks_all(struct corral *c, const char *why);
 /* Stacks for the reason the tree is being ended, if --stacks asks. */
 bool stacks_wanted(const struct corral *c);

@@ -395,6 +395,8 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "why", ev->error);
 		if (ev->frames)
 			put_frames(b, ev->frames, ev->nframes);
+		if (ev->truncated)
+			put_str(b, "truncated", ev->truncated);
 		break;
 	case CORRAL_EV_STACK:
 		if (ev->detail)
@@ -402,6 +404,8 @@ static void format(struct corral *c, const struct corral_event *ev,
 		put_frames(b, ev->frames, ev->nframes);
 		if (ev->error)
 			put_str(b, "error", ev->error);
+		if (ev->truncated)
+			put_str(b, "truncated", ev->truncated);
 		break;
 	default:
 		if (ev->detail)

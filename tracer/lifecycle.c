@@ -24,7 +24,6 @@
 #include "pathfind.h"
 #include "sandbox.h"
 #include "internal.h"
-#include "unwind.h"
 
 /*
  * Find the command the way execvp() would, before anything is started, so
@@ -74,6 +73,15 @@ static int setup_signals(struct corral *c)
 		sigaddset(&set, SIGUSR2);
 	if (c->cfg.pty)
 		sigaddset(&set, SIGWINCH);
+	/*
+	 * The signals that end the run (or hasten its end) cut a stack walk
+	 * short: corral acts on them first (stacks.c, walker.c).
+	 */
+	sigemptyset(&c->stop_walks);
+	static const int ends[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR2};
+	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++)
+		if (sigismember(&set, ends[i]) == 1)
+			sigaddset(&c->stop_walks, ends[i]);
 	/*
 	 * corral is not in its command's process group (groups.c); blocked
 	 * SIGTTOU/SIGTTIN let it write its report to the terminal and hand
@@ -328,7 +336,7 @@ int corral_free(struct corral *c)
 		free(c->batch);
 	free(c->exe);
 	filter_release(&c->filter);
-	unwinder_free(c->unw);
+	c->sys->unwind_end(c->sys->ctx, &c->walker);
 	pollfd_free(c);
 	free(c);
 	return 0;

@@ -197,49 +197,36 @@ static void put_forest(struct corral *c, struct sbuf *b, struct node *v, int n,
 	free(depth);
 }
 
-struct stackround {
-	struct corral *c;
-	struct sbuf *b;
-	double deadline;
-	unsigned long skipped;
-};
-
-static int stack_text(struct task *t, void *arg)
+static void stack_text(struct corral *c, struct task *t,
+		       const struct corral_frame *f, int n, const char *err,
+		       const char *cut, void *arg)
 {
-	struct stackround *r = arg;
-	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
-		return 0;
-	if (run_time(r->c) > r->deadline) {
-		r->skipped++;
-		return 0;
-	}
-	struct corral_frame f[UNWINDER_MAX_FRAMES];
-	const char *err;
-	int n = stacks_unwind(r->c, t, f, UNWINDER_MAX_FRAMES, &err);
-	sb_printf(r->b, "stack of %d (process %d):\n", t->tid, t->tgid);
+	struct sbuf *b = arg;
+	sb_printf(b, "stack of %d (process %d):\n", t->tid, t->tgid);
 	for (int i = 0; i < n; i++) {
-		sb_printf(r->b, "  #%-2d 0x%llx ", i,
+		sb_printf(b, "  #%-2d 0x%llx ", i,
 			  (unsigned long long)f[i].ip);
 		if (f[i].func) {
-			quote_text(r->b, f[i].func);
-			sb_printf(r->b, "+0x%llx",
+			quote_text(b, f[i].func);
+			sb_printf(b, "+0x%llx",
 				  (unsigned long long)f[i].off);
 		} else {
-			sb_putc(r->b, '?');
+			sb_putc(b, '?');
 		}
 		if (f[i].module) {
-			sb_puts(r->b, " (");
-			quote_text(r->b, f[i].module);
-			sb_putc(r->b, ')');
+			sb_puts(b, " (");
+			quote_text(b, f[i].module);
+			sb_putc(b, ')');
 		}
-		sb_putc(r->b, '\n');
+		sb_putc(b, '\n');
 	}
 	if (err) {
-		sb_puts(r->b, "  (");
-		quote_text(r->b, err);
-		sb_puts(r->b, ")\n");
+		sb_puts(b, "  (");
+		quote_text(b, err);
+		sb_puts(b, ")\n");
 	}
-	return 0;
+	if (cut)
+		sb_printf(b, "  (truncated: %s)\n", cut);
 }
 
 static void put_stacks(struct corral *c, struct sbuf *b)
@@ -250,14 +237,15 @@ static void put_stacks(struct corral *c, struct sbuf *b)
 		return;
 	}
 	corral_stop_all(c);
-	struct stackround r = {c, b, run_time(c) + c->cfg.stack_budget, 0};
-	table_foreach_live(&c->tab, stack_text, &r);
+	struct stacks_skips s;
+	stacks_round(c, stack_text, b, &s);
 	corral_resume_all(c);
-	if (r.skipped)
-		sb_printf(
-			b,
-			"(stack budget of %gs spent: %lu thread(s) skipped)\n",
-			c->cfg.stack_budget, r.skipped);
+	if (s.budget || s.signal || s.abandoned) {
+		char d[128];
+		const char *cut;
+		stacks_skips_text(c, &s, d, sizeof(d), &cut);
+		sb_printf(b, "(%s)\n", d);
+	}
 }
 
 static int render(struct corral *c, unsigned flags, struct sbuf *b)

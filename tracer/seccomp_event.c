@@ -97,18 +97,21 @@ void engine_seccomp(struct corral *c, struct task *t)
 		c->res.escapes++;
 		/* The stack goes in the same event: who, what, verdict, where. */
 		struct corral_frame frames[UNWINDER_MAX_FRAMES];
-		const char *uerr = NULL;
+		const char *uerr = NULL, *cut = NULL;
 		int nf = 0;
 		if (c->cfg.stacks & CORRAL_STACKS_ESCAPE)
 			nf = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES,
-					   &uerr);
+					   STACK_WALK_LIMIT, &uerr, &cut);
 		struct corral_event ev = task_event(CORRAL_EV_ESCAPE, t);
 		ev.detail = call.text;
 		ev.error = call.why;
 		ev.verdict = verdict;
 		ev.frames = nf ? frames : NULL;
 		ev.nframes = nf;
+		ev.truncated = cut;
 		emit(c, &ev);
+		/* The frames' strings belong to the walk session: after. */
+		stacks_end(c);
 	}
 	if (verdict[0] == 'k') {
 		/* Held: it must not complete the call while the tree ends. */

@@ -17,43 +17,56 @@
 
 #include "internal.h"
 #include "unwind.h"
+#include "walker.h"
 
 int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
-		  int max, const char **err)
+		  int max, double limit, const char **err, const char **cut)
 {
 	*err = NULL;
-	/* Through the kernel seam (sys.h): the unwinder is made there, at
-	 * the first stack of the run. */
-	int n = c->sys->unwind(c->sys->ctx, &c->unw, t->tgid, t->tid, frames,
-			       max, err);
+	*cut = NULL;
+	/* Through the kernel seam (sys.h): the walk session (walker.c) is
+	 * made there, at the first stack of a round. */
+	struct walk_out out = {0};
+	int n = c->sys->unwind(c->sys->ctx, &c->walker, t->tgid, t->tid,
+			       frames, max, limit, &c->stop_walks, &out);
 	if (n < 0) {
-		if (!*err)
-			*err = strerror(-n);
+		*err = strerror(-n);
 		n = 0;
+	} else {
+		*err = out.why;
+		*cut = out.cut;
 	}
 	c->res.stacks++;
 	return n;
 }
 
-void stacks_one(struct corral *c, struct task *t, const char *why)
+void stacks_end(struct corral *c)
 {
-	struct corral_frame frames[UNWINDER_MAX_FRAMES];
-	const char *err;
-	int n = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES, &err);
-	struct corral_event ev = task_event(CORRAL_EV_STACK, t);
-	ev.detail = why;
-	ev.frames = frames;
-	ev.nframes = n;
-	ev.error = err;
-	emit(c, &ev);
+	c->sys->unwind_end(c->sys->ctx, &c->walker);
 }
+
+/* At most this many processes whose walk was abandoned are remembered in
+ * a round; past that, their other threads are tried (and bounded) too. */
+#define ROUND_ABANDONED 16
 
 struct round {
 	struct corral *c;
-	const char *why;
+	stacks_fn fn;
+	void *arg;
 	double deadline;
-	unsigned long skipped;
+	bool signalled; /* a signal cut a walk: no more walks */
+	pid_t abandoned[ROUND_ABANDONED];
+	unsigned nabandoned;
+	struct stacks_skips *skips;
 };
+
+static bool was_abandoned(const struct round *r, pid_t tgid)
+{
+	for (unsigned i = 0; i < r->nabandoned; i++)
+		if (r->abandoned[i] == tgid)
+			return true;
+	return false;
+}
 
 static int stack_held(struct task *t, void *arg)
 {
@@ -61,28 +74,114 @@ static int stack_held(struct task *t, void *arg)
 	/* Only a task in a ptrace-stop can be unwound. */
 	if (t->state != TS_HELD || !(t->flags & TF_SEEN_STOP))
 		return 0;
-	if (run_time(r->c) > r->deadline) {
-		r->skipped++;
+	if (r->signalled) {
+		r->skips->signal++;
 		return 0;
 	}
-	stacks_one(r->c, t, r->why);
+	double left = r->deadline - run_time(r->c);
+	if (left <= 0) {
+		r->skips->budget++;
+		return 0;
+	}
+	/*
+	 * A process whose walk had to be abandoned would most likely hold up
+	 * every one of its threads the same way: one try per round.
+	 */
+	if (was_abandoned(r, t->tgid)) {
+		r->skips->abandoned++;
+		return 0;
+	}
+	struct corral_frame frames[UNWINDER_MAX_FRAMES];
+	const char *err, *cut;
+	int n = stacks_unwind(r->c, t, frames, UNWINDER_MAX_FRAMES,
+			      left < STACK_WALK_LIMIT ? left : STACK_WALK_LIMIT,
+			      &err, &cut);
+	r->fn(r->c, t, frames, n, err, cut, r->arg);
+	if (cut && !strcmp(cut, "signal"))
+		r->signalled = true;
+	else if (cut && !strcmp(cut, "deadline") &&
+		 r->nabandoned < ROUND_ABANDONED)
+		r->abandoned[r->nabandoned++] = t->tgid;
 	return 0;
+}
+
+void stacks_round(struct corral *c, stacks_fn fn, void *arg,
+		  struct stacks_skips *skips)
+{
+	*skips = (struct stacks_skips){0};
+	struct round r = {.c = c,
+			  .fn = fn,
+			  .arg = arg,
+			  .deadline = run_time(c) + c->cfg.stack_budget,
+			  .skips = skips};
+	table_foreach_live(&c->tab, stack_held, &r);
+	stacks_end(c);
+	c->res.stacks_skipped +=
+		skips->budget + skips->signal + skips->abandoned;
+}
+
+void stacks_skips_text(const struct corral *c, const struct stacks_skips *s,
+		       char *buf, size_t len, const char **cut)
+{
+	/* The round's own deadline first: it is the one the user set. */
+	if (s->budget) {
+		snprintf(buf, len,
+			 "stack budget of %gs spent: %lu thread(s) skipped",
+			 c->cfg.stack_budget, s->budget + s->abandoned);
+		*cut = "deadline";
+	} else if (s->signal) {
+		snprintf(buf, len,
+			 "a signal to corral cut the round: %lu thread(s) "
+			 "skipped",
+			 s->signal + s->abandoned);
+		*cut = "signal";
+	} else {
+		snprintf(buf, len,
+			 "%lu thread(s) of processes whose walk was abandoned "
+			 "skipped",
+			 s->abandoned);
+		*cut = "deadline";
+	}
+}
+
+static void stack_event(struct corral *c, struct task *t,
+			const struct corral_frame *frames, int n,
+			const char *err, const char *cut, void *arg)
+{
+	struct corral_event ev = task_event(CORRAL_EV_STACK, t);
+	ev.detail = arg;
+	ev.frames = frames;
+	ev.nframes = n;
+	ev.error = err;
+	ev.truncated = cut;
+	emit(c, &ev);
+}
+
+void stacks_one(struct corral *c, struct task *t, const char *why)
+{
+	struct corral_frame frames[UNWINDER_MAX_FRAMES];
+	const char *err, *cut;
+	int n = stacks_unwind(c, t, frames, UNWINDER_MAX_FRAMES,
+			      STACK_WALK_LIMIT, &err, &cut);
+	/* The frames' strings belong to the session: out before its end. */
+	stack_event(c, t, frames, n, err, cut, (void *)why);
+	stacks_end(c);
 }
 
 /* Every thread of every member, within the budget. Tree must be held. */
 void stacks_all(struct corral *c, const char *why)
 {
-	struct round r = {c, why, run_time(c) + c->cfg.stack_budget, 0};
-	table_foreach_live(&c->tab, stack_held, &r);
-	if (r.skipped) {
-		char d[96];
-		snprintf(d, sizeof(d),
-			 "stack budget of %gs spent: %lu thread(s) skipped",
-			 c->cfg.stack_budget, r.skipped);
-		struct corral_event ev = {
-			.type = CORRAL_EV_STACK, .detail = why, .error = d};
+	struct stacks_skips s;
+	stacks_round(c, stack_event, (void *)why, &s);
+	if (s.budget || s.signal || s.abandoned) {
+		char d[128];
+		const char *cut;
+		stacks_skips_text(c, &s, d, sizeof(d), &cut);
+		struct corral_event ev = {.type = CORRAL_EV_STACK,
+					  .detail = why,
+					  .error = d,
+					  .truncated = cut};
 		emit(c, &ev);
-		c->res.stacks_skipped += r.skipped;
 	}
 }
 

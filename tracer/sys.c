@@ -15,7 +15,7 @@
 #include "execstack.h"
 #include "procfs.h"
 #include "sys.h"
-#include "unwind.h"
+#include "walker.h"
 
 static long real_ptrace(void *ctx, int req, pid_t pid, void *addr, void *data)
 {
@@ -135,18 +135,18 @@ static ssize_t real_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
 	return n < 0 ? -errno : n / (ssize_t)sizeof(*si);
 }
 
-static int real_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+static int real_unwind(void *ctx, struct corral_walker **w, pid_t tgid,
 		       pid_t tid, struct corral_frame *frames, int max,
-		       const char **why)
+		       double limit, const sigset_t *stop,
+		       struct walk_out *out)
 {
-	/* One unwinder per supervisor, made at its first stack: most runs
-	 * never take one. */
-	if (!*cache) {
-		int r = unwinder_new(cache);
-		if (r < 0)
-			return r;
-	}
-	return unwinder_stack(*cache, tgid, tid, frames, max, why);
+	/* Off the tracing thread, bounded: walker.c. */
+	return walker_stack(w, tgid, tid, frames, max, limit, stop, out);
+}
+
+static void real_unwind_end(void *ctx, struct corral_walker **w)
+{
+	walker_end(w);
 }
 
 static pid_t real_fd_target(void *ctx, pid_t tid, int fd)
@@ -191,6 +191,7 @@ const struct corral_sys sys_real = {
 	.ctx = 0,
 	.exec_argv = real_exec_argv,
 	.unwind = real_unwind,
+	.unwind_end = real_unwind_end,
 	.fd_target = real_fd_target,
 	.pgid = real_pgid,
 	.read_mem = real_read_mem,

@@ -18,7 +18,8 @@
 #include <sys/types.h>
 
 struct corral_frame;	/* corral.h */
-struct corral_unwinder; /* unwind.h */
+struct corral_walker; /* walker.h */
+struct walk_out;       /* walker.h */
 
 struct corral_sys {
 	/* ptrace(2): returns the call's result (>= 0) or -errno. */
@@ -80,16 +81,19 @@ struct corral_sys {
 	 */
 	int (*exec_argv)(void *ctx, pid_t tid, char **block, char ***argv);
 	/*
-	 * The stack of a thread in a ptrace-stop (unwind.h, unwinder_stack):
-	 * up to max frames, innermost first; their count or -errno, and *why
-	 * a short reason when the unwind stopped early. *cache is the
-	 * supervisor's unwinder (NULL until the first stack, created here;
-	 * freed with unwinder_free). Here so that scripted tests can give a
-	 * stack to a task that does not exist.
+	 * The stack of a thread in a ptrace-stop (walker.h, walker_stack):
+	 * up to max frames, innermost first, within limit seconds, abandoned
+	 * when a signal of stop is pending; their count or -errno, and out
+	 * says why the walk stopped early or was cut short. *w is the walk
+	 * session (NULL until its first stack, made here); unwind_end() ends
+	 * it. Here so that scripted tests can give a stack to a task that
+	 * does not exist.
 	 */
-	int (*unwind)(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+	int (*unwind)(void *ctx, struct corral_walker **w, pid_t tgid,
 		      pid_t tid, struct corral_frame *frames, int max,
-		      const char **why);
+		      double limit, const sigset_t *stop,
+		      struct walk_out *out);
+	void (*unwind_end)(void *ctx, struct corral_walker **w);
 	/*
 	 * What the escape audit reads of a member stopped at a seccomp stop,
 	 * besides its registers (audit.c): which process its descriptor fd

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "walker.h"
 
 #define MAXCALLS 8192
 /* calls[].req of an unwind through the seam (not a ptrace request). */
@@ -106,7 +107,7 @@ struct mock {
 		struct corral_frame f[8];
 		const char *why; /* stopped early because */
 	} stacks[16];
-	int nstacks, nunwinds;
+	int nstacks, nunwinds, nunwind_ends;
 	double unwind_cost; /* with fake_clock: seconds each unwind takes */
 	/* What the audit reads of a member (sys->fd_target, pgid, read_mem):
 	 * the process behind (tid, fd), a task's process group, and its
@@ -385,11 +386,13 @@ static int m_exec_argv(void *ctx, pid_t tid, char **block, char ***argv)
 	return -ENOSYS;
 }
 
-static int m_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
+static int m_unwind(void *ctx, struct corral_walker **w, pid_t tgid,
 		    pid_t tid, struct corral_frame *frames, int max,
-		    const char **why)
+		    double limit, const sigset_t *stop, struct walk_out *out)
 {
 	struct mock *m = ctx;
+	const char **why = &out->why;
+	out->cut = NULL;
 	m->nunwinds++;
 	m->clock += m->unwind_cost;
 	if (m->ncalls < MAXCALLS)
@@ -403,6 +406,12 @@ static int m_unwind(void *ctx, struct corral_unwinder **cache, pid_t tgid,
 		return n;
 	}
 	return -ESRCH;
+}
+
+static void m_unwind_end(void *ctx, struct corral_walker **w)
+{
+	struct mock *m = ctx;
+	m->nunwind_ends++;
 }
 
 /* tid's stack, innermost first: n functions of /bin/prog<tid>. */
@@ -508,6 +517,7 @@ static void mock_init(struct mock *m)
 		.ctx = m,
 		.exec_argv = m_exec_argv,
 		.unwind = m_unwind,
+		.unwind_end = m_unwind_end,
 		.fd_target = m_fd_target,
 		.pgid = m_pgid,
 		.read_mem = m_read_mem,
