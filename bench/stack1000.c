@@ -13,7 +13,13 @@
  *   cold: a new unwinder each round (address space, maps, DWARF and symbol
  *         caches built from nothing: what a single round of stacks on a
  *         timeout costs);
- *   warm: one unwinder kept across rounds (what repeated snapshots cost).
+ *   warm: one unwinder kept across rounds (what repeated snapshots cost);
+ *   walker: each round in a walk session of its own (walker.h): a forked
+ *         walker process walks, the tracer sends it registers and a
+ *         /proc/TGID/mem descriptor per thread and waits with a deadline;
+ *         what a round of stacks costs corral since issue 22;
+ *   one: a single stack (a crash's), cold: in the tracer vs in a session
+ *         of its own (fork, one walk, exit), 21 times each.
  *
  * Prints median, min and max in ms for both, and checks that every worker's
  * stack holds corral_fixture_hang_here so that failures are not timed as
@@ -36,6 +42,7 @@
 #include <unistd.h>
 
 #include "unwind.h"
+#include "walker.h"
 
 static pid_t child;
 
@@ -75,6 +82,35 @@ static int round_once(struct corral_unwinder *u, pid_t pid, const pid_t *tids,
 				strerror(-n));
 			continue;
 		}
+		*frames += n;
+		for (int j = 0; j < n; j++)
+			if (f[j].func &&
+			    !strcmp(f[j].func, "corral_fixture_hang_here")) {
+				good++;
+				break;
+			}
+	}
+	return good;
+}
+
+/* The same round, each stack through the walk session *w. */
+static int round_walker(struct corral_walker **w, pid_t pid, const pid_t *tids,
+			int nt, long *frames)
+{
+	struct corral_frame f[UNWINDER_MAX_FRAMES];
+	int good = 0;
+	for (int i = 0; i < nt; i++) {
+		struct walk_out out;
+		int n = walker_stack(w, pid, tids[i], f, UNWINDER_MAX_FRAMES,
+				     1.0, NULL, &out);
+		if (n < 0) {
+			fprintf(stderr, "stack1000: walker, tid %d: %s\n",
+				tids[i], strerror(-n));
+			continue;
+		}
+		if (out.cut)
+			fprintf(stderr, "stack1000: walker, tid %d: cut: %s\n",
+				tids[i], out.cut);
 		*frames += n;
 		for (int j = 0; j < n; j++)
 			if (f[j].func &&
@@ -204,6 +240,38 @@ int main(int argc, char **argv)
 	unwinder_get_stats(u, &st);
 	unwinder_free(u);
 
+	double walk[100];
+	long walk_frames = 0;
+	for (int r = 0; r < rounds; r++) {
+		struct corral_walker *w = NULL;
+		double t0 = now_ms();
+		int good = round_walker(&w, child, tids, nt, &walk_frames);
+		walker_end(&w);
+		walk[r] = now_ms() - t0;
+		bad += good != nt - 1;
+	}
+
+	/* One stack, cold (a crash): in the tracer, and in its own session. */
+	enum { ONE = 21 };
+	double one_in[ONE], one_walker[ONE];
+	long one_frames = 0;
+	for (int r = 0; r < ONE; r++) {
+		struct corral_unwinder *u1;
+		if (unwinder_new(&u1))
+			die("unwinder_new");
+		double t0 = now_ms();
+		bad += round_once(u1, child, tids + 1, 1, &one_frames) != 1;
+		unwinder_free(u1);
+		one_in[r] = now_ms() - t0;
+		struct corral_walker *w = NULL;
+		t0 = now_ms();
+		bad += round_walker(&w, child, tids + 1, 1, &one_frames) != 1;
+		walker_end(&w);
+		one_walker[r] = now_ms() - t0;
+	}
+	struct walker_stats ws;
+	walker_get_stats(&ws);
+
 	kill(child, SIGKILL);
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
@@ -211,6 +279,16 @@ int main(int argc, char **argv)
 	free(tids);
 	report("cold", cold, rounds, cold_frames, nt);
 	report("warm", warm, rounds, warm_frames, nt);
+	report("walker", walk, rounds, walk_frames, nt);
+	qsort(one_in, ONE, sizeof(double), cmp_double);
+	qsort(one_walker, ONE, sizeof(double), cmp_double);
+	printf("one stack, cold: in the tracer median %.3f ms (min %.3f, max "
+	       "%.3f); in a walker session median %.3f ms (min %.3f, max "
+	       "%.3f); %d times each\n",
+	       one_in[ONE / 2], one_in[0], one_in[ONE - 1], one_walker[ONE / 2],
+	       one_walker[0], one_walker[ONE - 1], ONE);
+	printf("walker processes: %lu started, %lu killed, %lu lost\n",
+	       ws.started, ws.killed, ws.lost);
 	printf("warm unwinder: %lu stacks, %lu frames, %lu name lookups, "
 	       "%lu cache hits, %lu maps reads\n",
 	       st.stacks, st.frames, st.sym_lookups, st.sym_hits,
