@@ -244,13 +244,11 @@ struct corral_event {
 	const char *sha256;	  /* its digest (hex), NULL when not known */
 	const char *cut;	  /* NULL: whole; else why it is short:
 				     "bytes", "time", "disk full", "write
-				     error", "gone", "abandoned" */
-	/*
-	 * STACK, ESCAPE: why corral's bounds cut the stack walk short, NULL
-	 * if they did not: "deadline", "budget", "frames", "signal",
-	 * "walker" (docs/stacks.md, "Bounds").
-	 */
-	const char *truncated;
+				     error", "gone", "abandoned".
+				     STACK, ESCAPE: why corral's bounds cut
+				     the walk short: "deadline", "budget",
+				     "frames", "signal", "walker"
+				     (docs/stacks.md, "Bounds") */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);

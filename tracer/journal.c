@@ -395,8 +395,10 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "why", ev->error);
 		if (ev->frames)
 			put_frames(b, ev->frames, ev->nframes);
-		if (ev->truncated)
-			put_str(b, "truncated", ev->truncated);
+		if (ev->cut) { /* as a core's: short, and why */
+			sb_puts(b, ",\"truncated\":true");
+			put_str(b, "cut", ev->cut);
+		}
 		break;
 	case CORRAL_EV_STACK:
 		if (ev->detail)
@@ -404,8 +406,10 @@ static void format(struct corral *c, const struct corral_event *ev,
 		put_frames(b, ev->frames, ev->nframes);
 		if (ev->error)
 			put_str(b, "error", ev->error);
-		if (ev->truncated)
-			put_str(b, "truncated", ev->truncated);
+		if (ev->cut) { /* as a core's: short, and why */
+			sb_puts(b, ",\"truncated\":true");
+			put_str(b, "cut", ev->cut);
+		}
 		break;
 	default:
 		if (ev->detail)

@@ -108,7 +108,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 		ev.verdict = verdict;
 		ev.frames = nf ? frames : NULL;
 		ev.nframes = nf;
-		ev.truncated = cut;
+		ev.cut = cut;
 		emit(c, &ev);
 		/* The frames' strings belong to the walk session: after. */
 		stacks_end(c);

@@ -153,7 +153,7 @@ static void stack_event(struct corral *c, struct task *t,
 	ev.frames = frames;
 	ev.nframes = n;
 	ev.error = err;
-	ev.truncated = cut;
+	ev.cut = cut;
 	emit(c, &ev);
 }
 
@@ -180,7 +180,7 @@ void stacks_all(struct corral *c, const char *why)
 		struct corral_event ev = {.type = CORRAL_EV_STACK,
 					  .detail = why,
 					  .error = d,
-					  .truncated = cut};
+					  .cut = cut};
 		emit(c, &ev);
 	}
 }

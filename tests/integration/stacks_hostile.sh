@@ -8,12 +8,12 @@
 # two froze corral for ever at the first stack (timeout, crash, ps --stacks).
 #
 #  1. -t 2 on each: corral ends within the timeout + -k + a margin, exit 124,
-#     the tree is gone (witness); the stack event says why it was cut short
-#     ("truncated": "budget", "deadline" with the first frame only,
-#     "frames" with 64 frames).
+#     the tree is gone (witness); the stack event says it was cut short and
+#     why ("truncated": true, "cut": "budget", "deadline" with the first
+#     frame only, "frames" with 64 frames).
 #  2. SIGTERM to corral while a walk is stuck (a round over six FIFO
 #     members, each worth a 1.25 s abandoned walk) ends the run at once:
-#     the walk is abandoned for the signal ("truncated": "signal").
+#     the walk is abandoned for the signal ("cut": "signal").
 #  3. A member that crashes with hostile unwind info does not stop the
 #     supervision of the others: another member's timeout still fires.
 #  4. corral ps --stacks and SIGUSR1 (--stacks snapshot) on such members
@@ -48,7 +48,8 @@ hostile_timeout() {
 		j_expect_end "$j" reason timeout
 		s=$(stack_of "$j" '.why == "timeout" and .pid != null')
 		[ -n "$s" ] || fail "$mode: no timeout stack event"
-		expect_eq "$(jq -r .truncated <<<"$s")" "$want" "$mode: truncated"
+		expect_eq "$(jq -r .truncated <<<"$s")" true "$mode: truncated"
+		expect_eq "$(jq -r .cut <<<"$s")" "$want" "$mode: cut"
 		case $want in
 		deadline)
 			# abandoned: the ip from the registers, nothing more
@@ -92,7 +93,7 @@ if [ -n "$ok" ]; then
 	# a 30 s grace; with it: at once.
 	expect_within 4 "from SIGTERM to the end"
 	if j_valid "$j"; then
-		[ "$(j_count "$j" '.event == "stack" and .truncated == "signal"')" -ge 1 ] ||
+		[ "$(j_count "$j" '.event == "stack" and .cut == "signal"')" -ge 1 ] ||
 			fail "no stack cut short by the signal"
 	fi
 else
@@ -114,7 +115,7 @@ expect_within $((3 + K + MARGIN)) "crash then timeout (from start)"
 if j_valid "$j"; then
 	j_expect_end "$j" reason timeout
 	s=$(stack_of "$j" '.why == "crash"')
-	expect_eq "$(jq -r .truncated <<<"$s")" budget "the crash's stack: truncated"
+	expect_eq "$(jq -r .cut <<<"$s")" budget "the crash's stack: cut"
 	j_expect "$j" '.event == "exit" and .signal == "SIGSEGV"' 1 "the crash was delivered"
 fi
 end_run
@@ -140,9 +141,9 @@ if await '^ready$' 30 && await '^ready$' 30; then
 		[ "$(j_count "$j" '.event == "stack" and .why == "snapshot"' 2>/dev/null)" -ge 3 ] && break
 		sleep 0.05 # waiting for the snapshot's stacks (bounded)
 	done
-	[ "$(j_count "$j" '.event == "stack" and .why == "snapshot" and .truncated == "deadline"')" -ge 1 ] ||
+	[ "$(j_count "$j" '.event == "stack" and .why == "snapshot" and .cut == "deadline"')" -ge 1 ] ||
 		fail "SIGUSR1: no abandoned snapshot stack"
-	[ "$(j_count "$j" '.event == "stack" and .why == "snapshot" and .truncated == "budget"')" -ge 1 ] ||
+	[ "$(j_count "$j" '.event == "stack" and .why == "snapshot" and .cut == "budget"')" -ge 1 ] ||
 		fail "SIGUSR1: no budget-cut snapshot stack"
 	mark
 	kill -TERM "$PID"
