@@ -2,7 +2,12 @@
  * test_unwind.c - the stack unwinder (tracer/unwind.c) on real processes.
  *
  * Fixtures come from $BUILD/fixtures (BUILD defaults to "build"): make
- * build/fixtures/stack_hang build/fixtures/stack_crash first.
+ * build/fixtures/stack_hang build/fixtures/stack_crash
+ * build/fixtures/stack_hostile first.
+ *
+ * The walker tests (walker.c: the walk made by a forked process, waited
+ * for with a deadline) end with the same ECHILD check: a walker that was
+ * killed was also reaped.
  *
  * Each test starts its fixture seized before exec (the child waits on a
  * pipe until we have seized it), and ends by killing it and reaping until
@@ -24,11 +29,13 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "unwind.h"
+#include "walker.h"
 
 #include "child.h"
 #include "skip.h"
@@ -55,7 +62,16 @@ static void fixture_path(const char *name, char *buf, size_t len)
  * child blocks on a pipe until the parent has done PTRACE_SEIZE, so not one
  * instruction of the fixture runs untraced.
  */
+static pid_t spawn_seized2(const char *name, const char *arg,
+			   const char *arg2);
+
 static pid_t spawn_seized(const char *name, const char *arg)
+{
+	return spawn_seized2(name, arg, NULL);
+}
+
+static pid_t spawn_seized2(const char *name, const char *arg,
+			   const char *arg2)
 {
 	char path[PATH_MAX];
 	fixture_path(name, path, sizeof(path));
@@ -79,7 +95,7 @@ static pid_t spawn_seized(const char *name, const char *arg)
 		/* EOF: the parent gave up before seizing; never run untraced. */
 		if (r != 1)
 			_exit(126);
-		char *argv[] = {path, (char *)arg, NULL};
+		char *argv[] = {path, (char *)arg, (char *)arg2, NULL};
 		execv(path, argv);
 		_exit(127);
 	}
@@ -442,6 +458,148 @@ static void test_bad_threads(void **state)
 	assert_all_gone(pid);
 }
 
+/* The leader of pid, brought to a ptrace-stop (it is ours already). */
+static void stop_leader(pid_t pid)
+{
+	int st;
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, pid, NULL, NULL), 0);
+	assert_int_equal(waitpid(pid, &st, __WALL), pid);
+	assert_true(WIFSTOPPED(st));
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The walker gives what the tracer's own walk gives. */
+static void test_walker_same_stacks(void **state)
+{
+	pid_t pid = spawn_seized("stack_hang", "4");
+	wait_ready();
+	pid_t tids[16];
+	int nt = list_tasks(pid, tids, 16);
+	stop_all(pid, tids, nt);
+	struct walker_stats before, after;
+	walker_get_stats(&before);
+	struct corral_walker *w = NULL;
+	for (int i = 0; i < nt; i++) {
+		struct corral_frame a[MAXF], b[MAXF];
+		const char *why;
+		int n = unwinder_stack(g_u, pid, tids[i], a, MAXF, &why);
+		struct walk_out out;
+		int m = walker_stack(&w, pid, tids[i], b, MAXF, 5.0, NULL,
+				     &out);
+		assert_true(n >= 4);
+		assert_int_equal(m, n);
+		assert_null(out.cut);
+		for (int j = 0; j < n; j++) {
+			assert_true(a[j].ip == b[j].ip);
+			assert_true(!a[j].func == !b[j].func);
+			if (a[j].func)
+				assert_string_equal(a[j].func, b[j].func);
+			if (a[j].module)
+				assert_string_equal(a[j].module, b[j].module);
+		}
+	}
+	walker_end(&w);
+	assert_null(w);
+	walker_get_stats(&after);
+	assert_int_equal(after.started - before.started, 1); /* one session */
+	assert_int_equal(after.killed - before.killed, 0);
+	assert_all_gone(pid);
+}
+
+/*
+ * A CFA expression that loops for ever (stack_hostile loop): the read
+ * budget stops the walk, in the tracer and in the walker alike, with the
+ * frames up to the hostile function.
+ */
+static void test_walker_budget(void **state)
+{
+	pid_t pid = spawn_seized("stack_hostile", "loop");
+	wait_ready();
+	stop_leader(pid);
+	struct corral_frame f[MAXF];
+	const char *why = NULL;
+	int n = unwinder_stack(g_u, pid, pid, f, MAXF, &why);
+	assert_true(n >= 1);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "budget"));
+	struct corral_walker *w = NULL;
+	struct walk_out out;
+	double t0 = now_s();
+	n = walker_stack(&w, pid, pid, f, MAXF, 30.0, NULL, &out);
+	double took = now_s() - t0;
+	walker_end(&w);
+	assert_true(n >= 1);
+	assert_non_null(out.cut);
+	assert_string_equal(out.cut, "budget");
+	assert_true(find_func(f, n, "corral_fixture_hostile_here") >= 0 ||
+		    find_func(f, n, "corral_fixture_hostile_block") >= 0);
+	assert_true(took < 25.0); /* not the deadline: the budget */
+	assert_all_gone(pid);
+}
+
+/*
+ * A walk that never answers (stack_hostile fifo: libunwind's open() of the
+ * program's path waits for a FIFO writer for ever): abandoned at the
+ * deadline, the walker killed and reaped, frame 0 from the registers. Then
+ * a pending signal of the stop set abandons a walk before it starts.
+ */
+static void test_walker_deadline_and_signal(void **state)
+{
+	char dir[] = "/tmp/corral-test-unwind.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	pid_t pid = spawn_seized2("stack_hostile", "fifo", dir);
+	wait_ready();
+	stop_leader(pid);
+	struct walker_stats before, after;
+	walker_get_stats(&before);
+	struct corral_walker *w = NULL;
+	struct corral_frame f[MAXF];
+	struct walk_out out;
+	double t0 = now_s();
+	int n = walker_stack(&w, pid, pid, f, MAXF, 0.5, NULL, &out);
+	double took = now_s() - t0;
+	assert_int_equal(n, 1);
+	assert_string_equal(out.cut, "deadline");
+	assert_non_null(out.why);
+	assert_true(f[0].ip != 0);
+	assert_null(f[0].func);
+	assert_true(took >= 0.5 && took < 10.0);
+	walker_get_stats(&after);
+	assert_int_equal(after.killed - before.killed, 1);
+	assert_int_equal(after.lost - before.lost, 0);
+
+	/* SIGUSR2 blocked and pending, and in the stop set: no walk. */
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGUSR2);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &stop, &old), 0);
+	raise(SIGUSR2);
+	t0 = now_s();
+	n = walker_stack(&w, pid, pid, f, MAXF, 30.0, &stop, &out);
+	took = now_s() - t0;
+	assert_int_equal(n, 1);
+	assert_string_equal(out.cut, "signal");
+	assert_true(took < 5.0);
+	struct timespec zero = {0, 0};
+	assert_int_equal(sigtimedwait(&stop, NULL, &zero), SIGUSR2);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	walker_end(&w);
+	assert_all_gone(pid); /* ECHILD: the killed walker was reaped too */
+
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/hostile-exe", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/hostile-exe (deleted)", dir);
+	unlink(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +611,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_crash_jit, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_walker_same_stacks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_walker_budget, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_walker_deadline_and_signal,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_threads, setup,
 						teardown),
 	};
