@@ -9,6 +9,7 @@
 #   make check-deb  build, lint, install and remove the Debian packages (root)
 #   make demo       run corral on a small real tree, show tree and journal
 #   make asan       build and run the tests under ASan + UBSan
+#   make soak       the repetitions make test samples, at soak length
 #   make bench      benchmarks (bench/README), make bench-quick for a look
 
 CC      ?= cc
@@ -60,7 +61,7 @@ EXAMPLES     := $(wildcard examples/*.c) examples/Makefile
 # Run after (un)installing without DESTDIR, as root; LDCONFIG= to skip.
 LDCONFIG     ?= ldconfig
 
-.PHONY: all deps check-deps test unit integration demo asan clean format \
+.PHONY: all deps check-deps test soak unit integration demo asan clean format \
         bench bench-quick install uninstall check-deb print-pkgs
 
 all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
@@ -129,6 +130,30 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard 
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -Icli -Itests/unit -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libcorral.a \
 		$(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
 
+# build/tests/corral-testkernel: the CLI, able to believe the kernel offers
+# less than it does (no Landlock or an older ABI, no
+# PTRACE_GET_SYSCALL_INFO: tests/testkernel/testkernel.h, docs/testing.md),
+# so that the suite runs corral's fallback paths on this kernel. The files
+# that ask the kernel are compiled again with -DCORRAL_TESTING and linked
+# before libcorral.a, whose own copies are then left out. Nothing of it is
+# in the library or in build/corral.
+TK_SRC := tracer/landlock.c tracer/audit.c tracer/execstack.c
+TK_OBJ := $(TK_SRC:%.c=$(BUILD)/obj-testkernel/%.o) $(BUILD)/obj-testkernel/testkernel.o
+TESTKERNEL := $(BUILD)/tests/corral-testkernel
+
+$(BUILD)/obj-testkernel/tracer/%.o: tracer/%.c tests/testkernel/testkernel.h \
+		$(wildcard include/*.h tracer/*.h sandbox/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DCORRAL_TESTING $(LIB_INC) -Itests/testkernel $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj-testkernel/testkernel.o: tests/testkernel/testkernel.c tests/testkernel/testkernel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(TESTKERNEL): $(CLI_OBJ) $(TK_OBJ) $(BUILD)/libcorral.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(TK_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
+
 # Fixtures: small real programs the integration tests run. Built without
 # frame pointers on purpose: stacks must not depend on them.
 $(BUILD)/fixtures/%: tests/fixtures/%.c
@@ -151,8 +176,16 @@ deps:
 
 test: deps
 	$(MAKE) all
-	$(MAKE) $(UNIT_BIN) $(FIX_BIN)
+	$(MAKE) $(UNIT_BIN) $(FIX_BIN) $(TESTKERNEL)
 	BUILD=$(BUILD) tests/run.sh
+
+# Soak: what make test samples, at soak length (docs/testing.md): the
+# instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
+# instead of 24). Minutes.
+soak: deps
+	$(MAKE) all
+	$(MAKE) $(FIX_BIN)
+	SW_RUNS=300 TEST_FILTER='sandbox_setup_window' BUILD=$(BUILD) tests/run.sh integration
 
 # What libcorral links (tests/integration/install_tree.sh checks that
 # debian/control names the Debian packages that provide them).
@@ -166,7 +199,7 @@ check-deb: deps
 unit: all $(UNIT_BIN)
 	BUILD=$(BUILD) tests/run.sh unit
 
-integration: all $(FIX_BIN)
+integration: all $(FIX_BIN) $(TESTKERNEL)
 	BUILD=$(BUILD) tests/run.sh integration
 
 demo: deps

@@ -21,6 +21,15 @@
 # The skips are also written to $TEST_SKIPS (default $BUILD/test-skips.txt),
 # "name: reason" a line, which .ci/run checks against .ci/must-not-skip.
 #
+# In parallel: TEST_JOBS tests at a time (default: nproc + 2; most tests
+# wait on their trees more than they compute). Each test's output goes to
+# its own file and is shown whole; results are printed in a stable order
+# (the order below), each as soon as those before it are done. A script
+# with a line "# test: serial (why)" runs alone, after the others: one that
+# measures, fills the machine or uses global state. The longest tests of
+# the last run ($BUILD/test-times.txt) start first, so the longest does not
+# start last. The slowest ten are listed at the end.
+#
 # As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
 # test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
 # (tests/integration/adv_*.sh), journal_argv.sh (an execute-only binary
@@ -29,9 +38,14 @@
 # (runuser), for the unprivileged path. The build tree and tests must be
 # readable by it.
 #
+# Older kernels: some tests run again against build/tests/corral-testkernel,
+# which pretends to a kernel without Landlock, with an older ABI, or without
+# PTRACE_GET_SYSCALL_INFO (docs/testing.md), named "NAME (kernel: WHAT)".
+#
 # Environment: BUILD (default build), TEST_FILTER (a regex: run only the
 # tests whose name matches), TEST_TIMEOUT (seconds per unit binary/script,
-# default 600; a safety net against hangs), TEST_SKIPS (see above).
+# default 600; a safety net against hangs), TEST_SKIPS (see above),
+# TEST_JOBS (see above; 1 runs everything one at a time).
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -43,6 +57,9 @@ export BUILD
 FILTER=${TEST_FILTER:-}
 LIMIT=${TEST_TIMEOUT:-600}
 SKIPS_FILE=${TEST_SKIPS:-$BUILD/test-skips.txt}
+TIMES_FILE=$BUILD/test-times.txt
+JOBS=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 2))}
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "TEST_JOBS must be a positive number" >&2; exit 2; }
 CI_USER=corral-ci
 
 case $mode in
@@ -58,8 +75,11 @@ failed=0
 skipped=0
 failed_names=()
 skip_lines=()
-log=$(mktemp "${TMPDIR:-/tmp}/corral-run.XXXXXX")
-trap 'rm -f "$log"' EXIT
+times=()
+dir=$(mktemp -d "${TMPDIR:-/tmp}/corral-run.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+PIDS=()
+trap 'kill -TERM ${PIDS[@]+"${PIDS[@]}"} 2>/dev/null; exit 130' INT TERM
 
 # skips_of NAME LOG: the skip lines of a run ("name[ / part]: reason").
 skips_of() {
@@ -95,19 +115,12 @@ skips_of() {
 	esac
 }
 
-# one NAME CMD...: run CMD, count it, show its output when it fails.
-one() {
-	local name=$1 rc t0 t1
-	shift
-	if [ -n "$FILTER" ] && ! [[ $name =~ $FILTER ]]; then
-		return
-	fi
-	t0=$EPOCHREALTIME
-	timeout -k 10 "$LIMIT" "$@" >"$log" 2>&1 </dev/null
-	rc=$?
-	t1=$EPOCHREALTIME
-	local dt
-	dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+# report I: count test I (its output in $dir/I.log, "rc seconds" in
+# $dir/I.res) and print its result; the whole output of a failed one.
+report() {
+	local i=$1 name=${NAMES[$1]} rc dt log=$dir/$1.log
+	read -r rc dt <"$dir/$i.res"
+	times+=("$dt $name")
 	local s=()
 	mapfile -t s < <(skips_of "$name" "$log")
 	if [ "$rc" = 0 ] && [[ $name == unit/* ]] && grep -q '^\[  SKIPPED \] ' "$log" &&
@@ -140,6 +153,53 @@ one() {
 	fi
 }
 
+# The tests: NAMES[i], CMDS[i] (a command line for eval), SERIAL[i].
+NAMES=()
+CMDS=()
+SERIAL=()
+
+# add NAME SERIAL CMD...: one test, unless TEST_FILTER leaves it out.
+add() {
+	local name=$1 serial=$2
+	shift 2
+	if [ -n "$FILTER" ] && ! [[ $name =~ $FILTER ]]; then
+		return
+	fi
+	NAMES+=("$name")
+	SERIAL+=("$serial")
+	CMDS+=("$(printf '%q ' "$@")")
+}
+
+# serial_script FILE: does the script ask to run alone?
+serial_script() { grep -q '^# test: serial' "$1"; }
+
+# launch I: run test I in the background.
+launch() {
+	local i=$1
+	(
+		t0=$EPOCHREALTIME
+		# timeout runs the test in a process group of its own: pass
+		# it a TERM from the runner (interrupted), so nothing stays
+		eval "timeout -k 10 $LIMIT ${CMDS[$i]}" >"$dir/$i.log" 2>&1 </dev/null &
+		tpid=$!
+		trap 'kill -TERM "$tpid" 2>/dev/null; exit 130' TERM
+		wait "$tpid"
+		rc=$?
+		echo "$rc $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" >"$dir/$i.res.tmp"
+		mv "$dir/$i.res.tmp" "$dir/$i.res"
+	) &
+	PIDS+=("$!")
+}
+
+# flush: report, in order, every test done whose predecessors are.
+next=0
+flush() {
+	while [ "$next" -lt "${#NAMES[@]}" ] && [ -e "$dir/$next.res" ]; do
+		report "$next"
+		next=$((next + 1))
+	done
+}
+
 unit_bins() {
 	local f
 	for f in "$BUILD"/tests/test_*; do
@@ -160,7 +220,7 @@ if [ "$mode" != integration ]; then
 	bins=$(unit_bins)
 	[ -n "$bins" ] || echo "note: no unit test binaries in $BUILD/tests (make $BUILD/tests/...)"
 	for b in $bins; do
-		one "unit/${b##*/}" "$b"
+		add "unit/${b##*/}" 0 "$b"
 	done
 fi
 
@@ -169,7 +229,9 @@ if [ "$mode" != unit ]; then
 		echo "note: $BUILD/corral is not built: integration tests will fail"
 	fi
 	for s in $(integration_scripts); do
-		one "integration/${s##*/}" bash "$s"
+		ser=0
+		serial_script "$s" && ser=1
+		add "integration/${s##*/}" "$ser" bash "$s"
 	done
 fi
 
@@ -193,11 +255,106 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 		fi
 		for x in "${as_user[@]}"; do
 			case $x in
-			*.sh) one "integration/${x##*/} (as $CI_USER)" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp bash "$x" ;;
-			*) one "unit/${x##*/} (as $CI_USER)" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp "$x" ;;
+			*.sh)
+				ser=0
+				serial_script "$x" && ser=1
+				add "integration/${x##*/} (as $CI_USER)" "$ser" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp bash "$x"
+				;;
+			*) add "unit/${x##*/} (as $CI_USER)" 0 runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp "$x" ;;
 			esac
 		done
 	fi
+fi
+
+# The last run's times, by name ("seconds name" a line).
+declare -A last_time=()
+if [ -r "$TIMES_FILE" ]; then
+	while read -r d n; do last_time[$n]=$d; done <"$TIMES_FILE"
+fi
+
+# Older kernels, on this one: build/tests/corral-testkernel pretends to a
+# kernel with no Landlock, an older Landlock ABI, or no
+# PTRACE_GET_SYSCALL_INFO (tests/testkernel/testkernel.h), and the tests
+# that prove what such a kernel still gets (docs/threat-model.md's table)
+# run against it: "NAME (kernel: WHAT)".
+TESTKERNEL=$BUILD/tests/corral-testkernel
+if [ "$mode" != unit ]; then
+	fallbacks=(
+		"landlock 5|CORRAL_TESTKERNEL_LANDLOCK=5|adv_boundary adv_proc_mem"
+		"landlock 1|CORRAL_TESTKERNEL_LANDLOCK=1|adv_boundary adv_proc_mem"
+		"no landlock|CORRAL_TESTKERNEL_LANDLOCK=none|adv_boundary adv_proc_mem adv_forged_trace"
+		"landlock disabled|CORRAL_TESTKERNEL_LANDLOCK=disabled|adv_boundary"
+		"no syscall info|CORRAL_TESTKERNEL_SYSCALL_INFO=none|adv_forged_trace journal_argv"
+	)
+	for f in "${fallbacks[@]}"; do
+		IFS='|' read -r what var tests <<<"$f"
+		for t in $tests; do
+			x=$ROOT/tests/integration/$t.sh
+			[ -f "$x" ] || continue
+			ser=0
+			serial_script "$x" && ser=1
+			add "integration/$t.sh (kernel: $what)" "$ser" env CORRAL="$TESTKERNEL" "$var" bash "$x"
+		done
+	done
+	if [ ! -x "$TESTKERNEL" ] && [ "${#NAMES[@]}" -gt 0 ]; then
+		echo "note: $TESTKERNEL is not built (make $TESTKERNEL): the older-kernel runs will fail"
+	fi
+fi
+
+# The order to start them in: the unit binaries (seconds, and first in the
+# printed order), then the other parallel ones, longest first by the last
+# run's times (one not timed yet counts as long), then the serial ones.
+order=()
+for ((i = 0; i < ${#NAMES[@]}; i++)); do
+	[ "${SERIAL[$i]}" = 1 ] && continue
+	[[ ${NAMES[$i]} == unit/* ]] && order+=("$i")
+done
+long=()
+for ((i = 0; i < ${#NAMES[@]}; i++)); do
+	[ "${SERIAL[$i]}" = 1 ] && continue
+	[[ ${NAMES[$i]} == unit/* ]] && continue
+	long+=("${last_time[${NAMES[$i]}]:-1e9} $i")
+done
+if [ "${#long[@]}" -gt 0 ]; then
+	mapfile -t long < <(printf '%s\n' "${long[@]}" | sort -k1,1gr -k2,2n | awk '{ print $2 }')
+	order+=("${long[@]}")
+fi
+for ((i = 0; i < ${#NAMES[@]}; i++)); do
+	[ "${SERIAL[$i]}" = 1 ] && order+=("$i")
+done
+
+t_start=$EPOCHREALTIME
+running=0
+for i in ${order[@]+"${order[@]}"}; do
+	if [ "${SERIAL[$i]}" = 1 ]; then
+		# alone: wait for everything else first
+		while [ "$running" -gt 0 ]; do
+			wait -n
+			running=$((running - 1))
+			flush
+		done
+	fi
+	while [ "$running" -ge "$JOBS" ]; do
+		wait -n
+		running=$((running - 1))
+		flush
+	done
+	launch "$i"
+	running=$((running + 1))
+	[ "${SERIAL[$i]}" = 1 ] && { wait; running=0; flush; }
+done
+wait
+flush
+wall=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+
+if [ "${#times[@]}" -gt 0 ]; then
+	# this run's times, and the last run's for the tests not run now
+	for t in "${times[@]}"; do last_time[${t#* }]=${t%% *}; done
+	for n in "${!last_time[@]}"; do echo "${last_time[$n]} $n"; done >"$TIMES_FILE.tmp" 2>/dev/null &&
+		mv "$TIMES_FILE.tmp" "$TIMES_FILE"
+	echo "slowest:"
+	printf '%s\n' "${times[@]}" | sort -k1,1gr | head -n 10 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
+	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS at a time"
 fi
 
 if [ "$failed" -gt 0 ]; then

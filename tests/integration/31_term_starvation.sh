@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starvation: 300 members forking and signalling one another as fast as they
 # can while the timeout fires; corral must still end the tree in time.
+# test: serial (a 300-worker fork storm fills the machine)
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture storm

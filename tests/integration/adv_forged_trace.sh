@@ -13,6 +13,40 @@
 need_corral
 need_fixture adv_attack
 
+# A kernel without PTRACE_GET_SYSCALL_INFO (before Linux 5.3; pretended by
+# build/tests/corral-testkernel, docs/testing.md): corral cannot judge any
+# call its filter or the member's TRACEs, so it refuses each one (ENOSYS, an
+# escape event with verdict deny, "cannot judge"), in every mode: fail
+# closed, and the forged filter gains nothing.
+if [ "${CORRAL_TESTKERNEL_SYSCALL_INFO:-}" = none ]; then
+	for boundary in auto seccomp; do
+		for data in 0xfff 2; do
+			for mode in log deny kill; do
+				RUN_LABEL="no syscall info, boundary $boundary, data $data, escape $mode"
+				j=$T/j.$boundary.$data.$mode
+				run -- "$CORRAL" run -q -j "$j" --boundary="$boundary" --escape "$mode" -- \
+					"$FIX/adv_attack" forge "$data" setsid getppid
+				expect_rc 0 "nothing judged, nothing killed"
+				expect_grep '^setsid: ENOSYS$' "$OUTF" "setsid refused"
+				expect_grep '^getppid: ENOSYS$' "$OUTF" "the member's TRACEd getppid refused"
+				if j_valid "$j"; then
+					j_expect "$j" '.event == "escape" and .verdict == "deny" and (.why | startswith("cannot judge"))' 2 \
+						"both calls recorded as refused unjudged"
+					j_expect "$j" '.event == "escape" and .verdict != "deny"' 0 "no other verdict"
+					j_expect_end "$j" survivors 0
+				fi
+			done
+			RUN_LABEL="no syscall info, boundary $boundary, data $data, SIGSTOP corral"
+			j=$T/j.$boundary.$data.self
+			run -- "$CORRAL" run -q -j "$j" -t 2 -k 1 --boundary="$boundary" --escape log -- \
+				sh -c 'exec "$0" forge "$1" kill $PPID STOP pause' "$FIX/adv_attack" "$data"
+			expect_rc 124 "corral reached its timeout (it was not stopped)"
+			expect_grep '^kill: ENOSYS$' "$OUTF" "kill(corral, SIGSTOP) refused unjudged"
+		done
+	done
+	done_test
+fi
+
 # 0xfff: a rule id corral does not have; 2: corral's setpgid rule (a
 # collision that used to make the decoder give up with EPROTO).
 for boundary in auto seccomp; do

@@ -9,6 +9,7 @@
 # its own functions with the library's internal names (signal_name,
 # table_find) links and runs both ways: nothing internal is interposed.
 # The .pc also relocates with pkg-config --define-prefix.
+# test: serial (runs make in the shared build tree)
 . "$(dirname "$0")/lib.sh"
 # Under make asan the library is instrumented: so must be what links it.
 SAN=

@@ -5,6 +5,7 @@
 # node CORRAL_0), the installed libcorral.a defines nothing else either,
 # every directory variable is honoured, the installed corral runs, and
 # uninstall leaves nothing behind.
+# test: serial (runs make in the shared build tree)
 . "$(dirname "$0")/lib.sh"
 need_corral
 

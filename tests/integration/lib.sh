@@ -605,13 +605,20 @@ victim_end() {
 
 # boundary_probe: HOST_ABI, the kernel's Landlock ABI asked directly (0 if
 # none; not corral's word), and BOUNDARY, what corral's journal says a
-# default run got ("landlock", "landlock-ptrace", "seccomp").
+# default run got ("landlock", "landlock-ptrace", "seccomp"). Under
+# build/tests/corral-testkernel (CORRAL_TESTKERNEL_LANDLOCK, docs/testing.md)
+# HOST_ABI is the kernel that binary pretends to be: the one the run gets.
 boundary_probe() {
 	HOST_ABI=$(python3 -c 'import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 r = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) if os.uname().machine in ("x86_64", "aarch64") else -1
 print(r if r > 0 else 0)')
+	case ${CORRAL_TESTKERNEL_LANDLOCK:-} in
+	"") ;;
+	none | disabled) HOST_ABI=0 ;;
+	*) HOST_ABI=$CORRAL_TESTKERNEL_LANDLOCK ;;
+	esac
 	run -- "$CORRAL" run -q -j "$T/boundary.j" -- true
 	BOUNDARY=$(j_start "$T/boundary.j" boundary)
 }

@@ -7,6 +7,7 @@
 # is ended, and corral exits: corral's exit status must be the end line's
 # exit_code every time, and the snapshots at most one per second (plus the
 # first).
+# test: serial (a signal loop as fast as bash can, one core's worth)
 . "$(dirname "$0")/lib.sh"
 need_corral
 

@@ -10,6 +10,7 @@
 # whole grace as the margin: the ending comes before the grace could have
 # started twice over; the grace lasts less than twice its length; corral is
 # done within two graces of the ending. Timing figures: bench (slack).
+# test: serial (fills the machine with thousands of threads; asserts on corral's deadlines)
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture threads
