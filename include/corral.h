@@ -249,6 +249,9 @@ struct corral_event {
 				     the walk short: "deadline", "budget",
 				     "frames", "signal", "walker"
 				     (docs/stacks.md, "Bounds") */
+	/* Added for issue 25. EXEC: the working directory it exec'd in
+	 * (/proc/PID/cwd at the exec stop), NULL when not read. */
+	const char *cwd;
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);

@@ -199,6 +199,7 @@ void corral_report_free(struct corral_report *m)
 	for (size_t i = 0; i < m->nexecs; i++) {
 		us_free(&m->execs[i].path);
 		us_free(&m->execs[i].argv);
+		us_free(&m->execs[i].cwd);
 	}
 	for (size_t i = 0; i < m->nmarks; i++) {
 		us_free(&m->marks[i].text);

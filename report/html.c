@@ -13,6 +13,9 @@ static const char template_html[] =
 #include "timeline_html.inc"
 	;
 
+/* Programs of one process listed in its details (the last ones). */
+#define HTML_CHAIN 8
+
 #define MARKER "/*CORRAL_DATA*/null"
 
 static void proc_row(const struct corral_report *m, FILE *f, int i)
@@ -41,7 +44,23 @@ static void proc_row(const struct corral_report *m, FILE *f, int i)
 		p->nexecs, p->exit_extra ? p->exit_extra : "null", p->setup,
 		p->forks, p->line);
 	esc_put(f, p->core_file_, ESC_JSON); /* --core: its core, or null */
-	fputc(']', f);
+	fputc(',', f);
+	esc_put(f, x ? x->cwd : us_lit(NULL), ESC_JSON); /* where it exec'd */
+	/* the programs it ran, oldest first (the last HTML_CHAIN): [t, argv] */
+	fputs(",[", f);
+	int skip = p->nexecs > HTML_CHAIN ? p->nexecs - HTML_CHAIN : 0, k = 0;
+	bool first = true;
+	for (int e = p->first_exec; e >= 0; e = m->execs[e].next, k++) {
+		if (k < skip)
+			continue;
+		fputs(first ? "[" : ",[", f);
+		first = false;
+		out_num(f, m->execs[e].t);
+		fputc(',', f);
+		esc_argv(f, m->execs[e].argv, m->execs[e].argc, ESC_JSON);
+		fputc(']', f);
+	}
+	fprintf(f, "],%d]", skip);
 }
 
 static void data(const struct corral_report *m, FILE *f)

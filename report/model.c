@@ -521,6 +521,7 @@ static int ev_exec(struct corral_report *m, const struct jdoc *d,
 	*x = (struct rexec){.proc = p, .next = -1, .t = t, .former = former};
 	x->path = str_dup(d, o, "path");
 	x->argv = strv(d, jd_get(d, o, "argv"), &x->argc);
+	x->cwd = str_dup(d, o, "cwd");
 	struct rproc *pr = &m->procs[p];
 	if (left) {
 		/* what /proc said when it was left: a name, not an exec */

@@ -247,6 +247,7 @@ struct rexec {
 	struct ustr argv; /* elements separated by NUL */
 	int argc;
 	int former;
+	struct ustr cwd; /* where it exec'd (schema 3 from issue 25) */
 };
 
 struct rthread {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "report.h"
 
 #define LIST_MAX 20 /* entries per list; the rest is counted */
@@ -263,6 +264,92 @@ static void list_how(const struct ctx *c, const char *title, int how)
 	more(c, n);
 }
 
+/*
+ * What failed, first: crashed, failed (a non-zero status, a signal not
+ * sent by corral), ended by corral, left behind, in that order, each in
+ * birth order; at most LIST_MAX, the rest counted. One pass per outcome
+ * over the processes: linear in the run's size.
+ */
+static const int fail_order[] = {HOW_CRASHED, HOW_FAILED, HOW_KILLED,
+				 HOW_LEFT};
+#define NFAIL (sizeof(fail_order) / sizeof(fail_order[0]))
+
+static size_t fail_count(const struct corral_report *m)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < NFAIL; k++)
+		n += m->how_count[fail_order[k]];
+	return n;
+}
+
+/* Fill out[] with up to max process indexes, failures first. */
+static size_t fail_list(const struct corral_report *m, int *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < NFAIL && n < max; k++) {
+		if (!m->how_count[fail_order[k]])
+			continue;
+		for (size_t i = 0; i < m->nprocs && n < max; i++)
+			if (m->procs[i].how == fail_order[k])
+				out[n++] = (int)i;
+	}
+	return n;
+}
+
+/* Where it ran: its last exec's cwd, or (a fork) its creator's then. */
+static struct ustr cwd_of(const struct corral_report *m, int proc)
+{
+	const struct rexec *x = rpt_exec_of(m, proc);
+	return x ? x->cwd : us_lit(NULL);
+}
+
+static void list_failed(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	size_t n = fail_count(m);
+	if (!n)
+		return;
+	int idx[LIST_MAX];
+	size_t k = fail_list(m, idx, LIST_MAX);
+	if (c->fmt == CORRAL_REPORT_MD)
+		fprintf(c->f, "\n### What failed (%zu)\n\n", n);
+	else
+		fprintf(c->f, "\nwhat failed (%zu):\n", n);
+	for (size_t j = 0; j < k; j++) {
+		int i = idx[j];
+		const struct rproc *p = &m->procs[i];
+		char how[64];
+		rpt_proc_end_text(m, i, how, sizeof(how));
+		bullet(c);
+		fprintf(c->f, "%s: %d ", rpt_how_name(p->how), p->pid);
+		argv_of(c, i);
+		fprintf(c->f, " [%s", how);
+		if (p->has_exit)
+			fprintf(c->f, " at %.3fs", p->ended);
+		fprintf(c->f, ", ran %.3fs]", life(m, i));
+		const char *nl = c->fmt == CORRAL_REPORT_MD ? " <br>"
+							    : "\n      ";
+		struct ustr cwd = cwd_of(m, i);
+		if (us_ok(cwd)) {
+			fprintf(c->f, "%scwd: ", nl);
+			put(c, cwd, false);
+		}
+		if (us_ok(p->core_file_)) {
+			fprintf(c->f, "%score: ", nl);
+			put(c, p->core_file_, false);
+		}
+		if (p->parent >= 0) {
+			fprintf(c->f, "%slineage: ", nl);
+			lineage(c, i);
+		}
+		fputc('\n', c->f);
+	}
+	if (n > k) {
+		bullet(c);
+		fprintf(c->f, "... and %zu more\n", n - k);
+	}
+}
+
 /* "#0 func+0x1f (/lib/libc.so.6) 0x7f..." -> "func", or "?? (libc.so.6)" */
 static void frame_short(const struct ctx *c, struct ustr s)
 {
@@ -431,6 +518,7 @@ static void summary_text(const struct ctx *c)
 		break;
 	}
 
+	list_failed(c);
 	int idx[TOP_N];
 	int n = top(m, life, idx);
 	if (n) {
@@ -456,9 +544,6 @@ static void summary_text(const struct ctx *c)
 			fprintf(f, " [%s]\n", how);
 		}
 	}
-	list_how(c, "left behind", HOW_LEFT);
-	list_how(c, "ended by corral", HOW_KILLED);
-	list_how(c, "crashed", HOW_CRASHED);
 	list_how(c, "no exit seen", HOW_UNKNOWN);
 	list_marks(c, "escapes", MK_ESCAPE, m->n_escapes);
 	list_marks(c, "stacks", MK_STACK, m->n_stacks);
@@ -524,7 +609,20 @@ static void json_proc(const struct ctx *c, int i, bool first)
 	if (p->has_exit) {
 		fputs(",\"ended\":", c->f);
 		out_num(c->f, p->ended);
+		if (p->sig) {
+			char nb[16];
+			fprintf(c->f, ",\"signal\":\"%s\",\"core_dumped\":%s",
+				signal_name(p->sig, nb),
+				p->core ? "true" : "false");
+		} else {
+			fprintf(c->f, ",\"status\":%d", p->status);
+		}
 	}
+	fputs(",\"duration\":", c->f);
+	out_num(c->f, life(c->m, i));
+	fprintf(c->f, ",\"fork\":%s", p->forks ? "true" : "false");
+	fputs(",\"cwd\":", c->f);
+	esc_put(c->f, cwd_of(c->m, i), ESC_JSON);
 	fputs(",\"lineage\":", c->f);
 	lineage(c, i);
 	if (us_ok(p->core_file_)) {
@@ -539,10 +637,25 @@ static void json_how(const struct ctx *c, const char *key, int how, bool *first)
 	jkey(c->f, key, first);
 	fputc('[', c->f);
 	size_t k = 0;
-	for (size_t i = 0; i < c->m->nprocs; i++)
+	for (size_t i = 0; i < c->m->nprocs && k < LIST_MAX; i++)
 		if (c->m->procs[i].how == how)
 			json_proc(c, (int)i, !k++);
 	fputc(']', c->f);
+}
+
+/* "failures": what failed, first (list_failed's order), at most
+ * LIST_MAX; "failures_more": how many more. */
+static void json_failures(const struct ctx *c, bool *first)
+{
+	int idx[LIST_MAX];
+	size_t n = fail_count(c->m), k = fail_list(c->m, idx, LIST_MAX);
+	jkey(c->f, "failures", first);
+	fputc('[', c->f);
+	for (size_t j = 0; j < k; j++)
+		json_proc(c, idx[j], !j);
+	fputc(']', c->f);
+	jkey(c->f, "failures_more", first);
+	fprintf(c->f, "%zu", n - k);
 }
 
 static void summary_json(const struct ctx *c)
@@ -639,6 +752,7 @@ static void summary_json(const struct ctx *c)
 		fputc('}', f);
 	}
 	fputc(']', f);
+	json_failures(c, &first);
 	json_how(c, "left", HOW_LEFT, &first);
 	json_how(c, "killed", HOW_KILLED, &first);
 	json_how(c, "crashed", HOW_CRASHED, &first);

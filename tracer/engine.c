@@ -365,10 +365,12 @@ static void on_exec(struct corral *c, struct task *t)
 	c->res.execs++;
 	if (t->tid == c->root)
 		c->root_execed = true;
-	char *path = NULL, *block = NULL;
+	char *path = NULL, *block = NULL, *cwd = NULL;
 	char **argv = NULL;
 	if (c->want_argv) {
 		path = c->sys->exe(c->sys->ctx, t->tid);
+		/* where it runs: "which call failed, in which directory" */
+		cwd = c->sys->cwd(c->sys->ctx, t->tid);
 		/* From the pristine stack; else /proc (a 32-bit tracee). */
 		if (c->sys->exec_argv(c->sys->ctx, t->tid, &block, &argv) < 0)
 			c->sys->argv(c->sys->ctx, t->tid, &block, &argv);
@@ -378,8 +380,10 @@ static void on_exec(struct corral *c, struct task *t)
 	ev.former = (pid_t)former;
 	ev.path = path;
 	ev.argv = (const char *const *)argv;
+	ev.cwd = cwd;
 	/* The journal gets the whole argv; the table keeps a capped copy. */
 	emit(c, &ev);
+	free(cwd);
 	task_set_exec(t, path, block, argv);
 	task_resume(c, t, 0);
 }

@@ -364,6 +364,8 @@ static void format(struct corral *c, const struct corral_event *ev,
 		}
 		if (ev->former)
 			put_num(b, "former", ev->former);
+		if (ev->cwd)
+			put_str(b, "cwd", ev->cwd);
 		break;
 	case CORRAL_EV_SIGNAL:
 	case CORRAL_EV_STOP:

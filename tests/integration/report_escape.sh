@@ -116,7 +116,7 @@ for n, line in enumerate(open(sys.argv[1], encoding="utf-8").read().split("\n"),
         i = close + run
         outside.append(" ")
     o = "".join(outside).replace("<br>", " ")
-    o = re.sub(r"\[(exit -?\d+|killed by SIG[A-Z0-9+]+( \(core dumped\))?|no exit seen)( at [0-9.]+s)?\]", " ", o)
+    o = re.sub(r"\[(exit -?\d+|killed by SIG[A-Z0-9+]+( \(core dumped\))?|no exit seen)( at [0-9.]+s)?(, ran [0-9.]+s)?\]", " ", o)
     m = re.search(r"[\[\]!*_~&@\\]|<[A-Za-z/!?]|://|www\.", o)
     if m:
         print("line %d: %r outside code spans: %r" % (n, m.group(), o[max(0, m.start()-40):m.start()+40])); bad = 1

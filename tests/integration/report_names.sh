@@ -49,7 +49,7 @@ expect_grep "^$want2\$" "$T/live2" "live tree: the left fork runs bash, marked (
 "$CORRAL" report --tree "$T/j2" | sed -E 's/, [0-9]+\.[0-9]{3}s\]$/, T]/' >"$T/rep2"
 expect_grep "^$want2\$" "$T/rep2" "report tree: the left fork"
 "$CORRAL" report "$T/j2" >"$T/sum2"
-expect_grep "^  [0-9]+ \\(fork\\) bash -c '\\(sleep 30; :\\) & exec sleep 0\\.1' \\[killed by SIGTERM" "$T/sum2" "summary: the left fork"
+expect_grep "^  left behind: [0-9]+ \\(fork\\) bash -c '\\(sleep 30; :\\) & exec sleep 0\\.1' \\[killed by SIGTERM" "$T/sum2" "summary: the left fork"
 # the journal's left line names what it runs: bash, from the fork
 sub=$(jq -r 'select(.event == "fork") | .pid' "$T/j2" | head -n 1)
 got=$(jq -r --argjson p "$sub" 'select(.event == "left" and .pid == $p) | .argv[0]' "$T/j2")

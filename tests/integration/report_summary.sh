@@ -29,7 +29,9 @@ for line in sys.stdin.read().split("\n"):
     line = re.sub(r"\b[0-9]+ (lines|signals)\b", r"N \1", line)
     line = re.sub(r"(^  |^- |lineage: |> |\(thread |^  [0-9.T]+ )[0-9]+\b", r"\1P", line)
     line = re.sub(r"(T |^  |^- )[0-9]+ ", r"\1P ", line)
-    if line.startswith("      lineage:") and items:
+    line = re.sub(r"^(  |- )(crashed|failed|ended by corral|left behind): [0-9]+ ", r"\1\2: P ", line)
+    line = re.sub(r"(^      |<br>)cwd: [^<]*?( <br>|$)", r"\1cwd: C\2", line)
+    if (line.startswith("      lineage:") or line.startswith("      cwd:")) and items:
         items[-1] += "\n" + line
     elif re.match(r"^(  |- )\S", line) and out and (out[-1].endswith("):") or items):
         items.append(line)
