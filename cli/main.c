@@ -569,6 +569,10 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	/* --journal-strict: a journal that lost a line fails the run. */
 	if (cfg.journal_strict && (res.journal_lost || res.journal_intact == 0))
 		return CORRAL_EXIT_INTERNAL;
+	/* The tree is not confirmed gone: that is said before anything else
+	 * (a signal to corral is not re-raised then). */
+	if (code == CORRAL_EXIT_DYING)
+		return code;
 	if (res.reason == CORRAL_REASON_TIMEOUT && o.preserve_status)
 		return WIFSIGNALED(res.status) ? 128 + WTERMSIG(res.status)
 					       : WEXITSTATUS(res.status);

@@ -138,11 +138,12 @@ extern "C" {
 #define CORRAL_VERSION_MINOR 1
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
-#define CORRAL_JOURNAL_SCHEMA 4
+#define CORRAL_JOURNAL_SCHEMA 5
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {
-	CORRAL_EXIT_DYING = 121,    /* members still dying at --kill-wait */
+	CORRAL_EXIT_DYING = 121,    /* members survived: still dying at
+				       --kill-wait, or alive after the end */
 	CORRAL_EXIT_MAXPROCS = 122, /* --max-procs exceeded, tree ended */
 	CORRAL_EXIT_ESCAPE = 123,   /* --escape=kill fired, tree ended */
 	CORRAL_EXIT_TIMEOUT = 124,  /* --timeout expired, tree ended */
@@ -171,6 +172,9 @@ enum corral_event_type {
 	CORRAL_EV_END,
 	CORRAL_EV_DYING, /* killed members not gone yet: who, how long */
 	CORRAL_EV_CORE,	 /* a member's core file was written (--core) */
+	CORRAL_EV_FUSE_ABORT, /* kill-all aborted a FUSE connection members
+				 serve (their tasks could not die) */
+	CORRAL_EV_SURVIVOR,   /* a task of the tree still there at the end */
 	CORRAL_EV__COUNT
 };
 
@@ -252,6 +256,13 @@ struct corral_event {
 	/* Added for issue 25. EXEC: the working directory it exec'd in
 	 * (/proc/PID/cwd at the exec stop), NULL when not read. */
 	const char *cwd;
+	/* SURVIVOR (pid, tgid): its state letter as text ("D"; "?" when
+	 * unknown) and where it waits in the kernel ("" unknown). */
+	const char *state;
+	const char *wchan;
+	/* FUSE_ABORT (pid: a member holding the connection's device; error:
+	 * why the abort failed, NULL when it was done). */
+	unsigned conn; /* /sys/fs/fuse/connections/<conn> */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
@@ -563,7 +574,8 @@ struct corral_result {
 	unsigned long threads;	 /* tasks seen that were threads */
 	unsigned long execs;
 	unsigned long killed;	/* members SIGKILLed by kill-all */
-	unsigned long survivors; /* members alive after the end: must be 0 */
+	unsigned long survivors; /* members alive after the end (still dying
+				    ones included): must be 0 */
 	unsigned long left;	 /* members alive when the command exited */
 	unsigned long unstopped; /* members stop-all could not stop in time */
 	unsigned long stacks;	 /* stack events written */
@@ -580,8 +592,9 @@ struct corral_result {
 	unsigned long pty_dropped; /* --pty: bytes of the command's output
 				      that could not be written when the run
 				      ended (the relay never blocks) */
-	/* Tasks SIGKILLed but not gone when kill_wait ran out (they cannot
-	 * return to user space; the kernel finishes them after corral). */
+	/* Tasks SIGKILLed but not gone when kill_wait ran out (counted in
+	 * survivors too: a task waiting for an answer from a FUSE server in
+	 * its own file table never finishes; CORRAL_EV_SURVIVOR names each). */
 	unsigned long dying;
 
 	/* New fields here, above the test block. */

@@ -231,6 +231,12 @@ void corral_report_free(struct corral_report *m)
 	us_free(&m->end_signal);
 	us_free(&m->exec_error);
 	us_free(&m->by_signal);
+	for (size_t i = 0; i < m->nsurvivors; i++) {
+		us_free(&m->survivors[i].state);
+		us_free(&m->survivors[i].wchan);
+	}
+	for (size_t i = 0; i < m->nfuse; i++)
+		us_free(&m->fuse[i].error);
 	free(m->end_extra);
 	free(m);
 }

@@ -738,6 +738,30 @@ static int event(struct corral_report *m, const struct jdoc *d,
 	}
 	if (!strcmp(ev, "core"))
 		return ev_core(m, d, o, t, line);
+	if (!strcmp(ev, "survivor")) {
+		if (m->nsurvivors < RPT_LISTED) {
+			struct rsurvivor *s = &m->survivors[m->nsurvivors++];
+			s->pid = num_i(d, o, "pid");
+			s->tgid = num_i(d, o, "tgid");
+			s->state = str_dup(d, o, "state");
+			s->wchan = str_dup(d, o, "wchan");
+		}
+		return 0;
+	}
+	if (!strcmp(ev, "fuse_abort")) {
+		if (m->nfuse < RPT_LISTED) {
+			struct rfuse *fu = &m->fuse[m->nfuse++];
+			double v;
+			fu->conn = jd_num(d, o, "conn", &v) ? to_long(v) : -1;
+			fu->pid = num_i(d, o, "pid");
+			const struct jnode *a = jd_get(d, o, "aborted");
+			fu->aborted = a && a->type == J_BOOL && a->b;
+			fu->error = str_dup(d, o, "error");
+		}
+		return 0;
+	}
+	if (!strcmp(ev, "dying"))
+		return 0; /* the end line has the count */
 	if (!strcmp(ev, "denied"))
 		return ev_mark(m, d, o, t, line, MK_DENIED);
 	if (!strcmp(ev, "left"))

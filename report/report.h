@@ -293,6 +293,9 @@ struct pidmap {
 int pm_get(const struct pidmap *m, int k);
 int pm_put(struct pidmap *m, int k, int v);
 
+/* survivor and fuse_abort lines kept (corral writes at most 100 + 64) */
+#define RPT_LISTED 128
+
 struct corral_report {
 	struct ustr name; /* the journal's name (a path of the caller's) */
 	int schema;
@@ -359,6 +362,20 @@ struct corral_report {
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
 	unsigned long n_cores; /* core files written (core events with a path) */
+	/* survivor lines (issue 22): tasks still there when corral ended */
+	struct rsurvivor {
+		int pid, tgid;
+		struct ustr state, wchan;
+	} survivors[RPT_LISTED];
+	size_t nsurvivors;
+	/* fuse_abort lines: connections members served, aborted at the end */
+	struct rfuse {
+		long conn;
+		int pid;
+		bool aborted;
+		struct ustr error;
+	} fuse[RPT_LISTED];
+	size_t nfuse;
 	unsigned long how_count[HOW__COUNT];
 };
 

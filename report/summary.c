@@ -470,6 +470,26 @@ static void summary_text(const struct ctx *c)
 	if (m->n_cores)
 		row(c, "cores", "%lu core file(s): see the processes below",
 		    m->n_cores);
+	for (size_t i = 0; i < m->nfuse; i++) {
+		const struct rfuse *fu = &m->fuse[i];
+		row_begin(c, "fuse abort");
+		fprintf(f, "connection %ld (its device held by %d): %s", fu->conn,
+			fu->pid, fu->aborted ? "aborted" : "not aborted: ");
+		if (!fu->aborted)
+			put(c, fu->error, true);
+		row_end(c);
+	}
+	for (size_t i = 0; i < m->nsurvivors; i++) {
+		const struct rsurvivor *s = &m->survivors[i];
+		row_begin(c, "survivor");
+		fprintf(f, "%d (process %d), state ", s->pid, s->tgid);
+		put(c, s->state, true);
+		if (us_ok(s->wchan)) {
+			fputs(", waiting in ", f);
+			put(c, s->wchan, true);
+		}
+		row_end(c);
+	}
 	if (m->has_ending) {
 		row_begin(c, "ending");
 		fprintf(f, "at %.6fs (", m->ending_t);
@@ -713,6 +733,38 @@ static void summary_json(const struct ctx *c)
 		m->how_count[HOW_UNKNOWN], m->n_signals, m->n_stops,
 		m->n_escapes, m->n_stacks, m->n_denied, m->end_killed,
 		m->end_survivors, m->altered_lines, m->end_journal_lost);
+	if (m->nsurvivors) {
+		jkey(f, "survivors", &first);
+		fputc('[', f);
+		for (size_t i = 0; i < m->nsurvivors; i++) {
+			const struct rsurvivor *s = &m->survivors[i];
+			fprintf(f, "%s{\"pid\":%d,\"tgid\":%d,\"state\":",
+				i ? "," : "", s->pid, s->tgid);
+			jstr(f, s->state);
+			if (us_ok(s->wchan)) {
+				fputs(",\"wchan\":", f);
+				jstr(f, s->wchan);
+			}
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
+	if (m->nfuse) {
+		jkey(f, "fuse_aborts", &first);
+		fputc('[', f);
+		for (size_t i = 0; i < m->nfuse; i++) {
+			const struct rfuse *fu = &m->fuse[i];
+			fprintf(f, "%s{\"conn\":%ld,\"pid\":%d,\"aborted\":%s",
+				i ? "," : "", fu->conn, fu->pid,
+				fu->aborted ? "true" : "false");
+			if (us_ok(fu->error)) {
+				fputs(",\"error\":", f);
+				jstr(f, fu->error);
+			}
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
 	if (m->has_ending) {
 		jkey(f, "ending", &first);
 		fputs("{\"t\":", f);

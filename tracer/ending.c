@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <sys/ptrace.h>
 
@@ -286,13 +287,80 @@ static int kill_one(struct task *t, void *arg)
 	return 0;
 }
 
-static int count_live(struct task *t, void *arg)
+/*
+ * The tasks of the tree still there at the end: counted as survivors and
+ * each named in the journal (pid, state, where it waits), whether kill-all
+ * lost track of them (a record left after ECHILD) or gave up on them.
+ */
+#define SURVIVORS_LISTED 100
+
+static int count_survivor(struct task *t, void *arg)
 {
 	struct corral *c = arg;
-	/* After ECHILD a record left over is a task we lost track of. */
-	if (c->sys->kill(c->sys->ctx, t->tid, 0) == 0)
-		c->res.survivors++;
+	if (c->sys->kill(c->sys->ctx, t->tid, 0) != 0)
+		return 0;
+	if (c->res.survivors++ >= SURVIVORS_LISTED)
+		return 0;
+	char wchan[64], state[2] = {0};
+	state[0] = c->sys->task_state(c->sys->ctx, t->tid, wchan,
+				      sizeof(wchan));
+	struct corral_event ev = task_event(CORRAL_EV_SURVIVOR, t);
+	ev.state = state[0] ? state : "?";
+	ev.wchan = wchan;
+	emit(c, &ev);
 	return 0;
+}
+
+/*
+ * Members that cannot die may be waiting for a FUSE server whose device a
+ * member holds (their own file table, often): abort those connections.
+ * A connection whose device a member holds is the tree's: that member can
+ * already answer or withhold every request of it. Each abort is journaled.
+ * Returns how many connections were aborted.
+ */
+#define FUSE_CONNS_MAX 64
+
+struct fuse_scan {
+	struct corral *c;
+	unsigned conn[FUSE_CONNS_MAX];
+	pid_t holder[FUSE_CONNS_MAX];
+	int n;
+};
+
+static int scan_fuse(struct task *t, void *arg)
+{
+	struct fuse_scan *f = arg;
+	unsigned got[16];
+	int k = f->c->sys->fuse_conns(f->c->sys->ctx, t->tid, got, 16);
+	for (int i = 0; i < k && f->n < FUSE_CONNS_MAX; i++) {
+		bool dup = false;
+		for (int j = 0; j < f->n; j++)
+			dup |= f->conn[j] == got[i];
+		if (!dup) {
+			f->conn[f->n] = got[i];
+			f->holder[f->n++] = t->tgid;
+		}
+	}
+	return 0;
+}
+
+static int abort_member_fuse(struct corral *c)
+{
+	struct fuse_scan f = {.c = c};
+	table_foreach_live(&c->tab, scan_fuse, &f);
+	int aborted = 0;
+	for (int i = 0; i < f.n; i++) {
+		int r = c->sys->fuse_abort(c->sys->ctx, f.conn[i]);
+		struct corral_event ev = {
+			.type = CORRAL_EV_FUSE_ABORT,
+			.pid = f.holder[i],
+			.conn = f.conn[i],
+			.error = r ? strerror(-r) : NULL,
+		};
+		emit(c, &ev);
+		aborted += r == 0;
+	}
+	return aborted;
 }
 
 struct dying {
@@ -337,11 +405,15 @@ static unsigned long report_dying(struct corral *c, double waited)
  * SIGKILL every member, then take events until the kernel says no tracee
  * is left (ECHILD). A task may take long to finish dying (an exit that
  * discards a large file's extents, a FUSE request nobody answers): the
- * journal says who and for how long as corral waits, and after
- * cfg.kill_wait seconds corral gives up on them (res.dying, exit status
- * CORRAL_EXIT_DYING). They cannot return to user space; the kernel ends
- * them after corral, which is no longer their tracer.
+ * journal says who and for how long as corral waits. When cfg.kill_wait
+ * runs out, the FUSE connections members serve are aborted (fuse.h; a
+ * task waiting on its own server would never die) and the tasks get
+ * another wait of at most FUSE_WAIT; then corral gives up on what is left
+ * (res.dying, exit status CORRAL_EXIT_DYING): those tasks are survivors,
+ * each named in the journal. They cannot return to user space, but nothing
+ * says they will ever finish.
  */
+#define FUSE_WAIT 2.0
 int corral_kill_all(struct corral *c)
 {
 	if (c->in_callback) /* corral.h: not from a callback */
@@ -354,7 +426,7 @@ int corral_kill_all(struct corral *c)
 	table_foreach_live(&c->tab, kill_one, &ka);
 	double report = t0 + DYING_FIRST;
 	double give_up = c->cfg.kill_wait > 0 ? t0 + c->cfg.kill_wait : -1;
-	bool gave_up = false;
+	bool fuse_tried = false;
 	for (;;) {
 		/* The known members by tid (waitpid(-1) walks every tracee),
 		 * then what is not known yet (killed on sight). */
@@ -367,9 +439,18 @@ int corral_kill_all(struct corral *c)
 		if (progress || n > 0)
 			continue;
 		double now = run_time(c);
+		if (give_up >= 0 && now >= give_up && !fuse_tried) {
+			fuse_tried = true;
+			if (abort_member_fuse(c) > 0) {
+				double more = c->cfg.kill_wait < FUSE_WAIT
+						      ? c->cfg.kill_wait
+						      : FUSE_WAIT;
+				give_up = now + more;
+				continue;
+			}
+		}
 		if (give_up >= 0 && now >= give_up) {
 			c->res.dying = report_dying(c, now - t0);
-			gave_up = true;
 			break;
 		}
 		if (now >= report) {
@@ -382,8 +463,7 @@ int corral_kill_all(struct corral *c)
 		waiter_sleep(c, next - now);
 	}
 	free(wait.v);
-	if (!gave_up)
-		table_foreach_live(&c->tab, count_live, c);
+	table_foreach_live(&c->tab, count_survivor, c);
 	c->res.t_kill += run_time(c) - t0;
 	phase_done(c);
 	return (int)(c->res.killed - before);

@@ -334,6 +334,20 @@ static void format(struct corral *c, const struct corral_event *ev,
 		if (ev->error)
 			put_str(b, "error", ev->error);
 		goto out;
+	case CORRAL_EV_FUSE_ABORT:
+		put_num(b, "conn", (long)ev->conn);
+		put_num(b, "pid", ev->pid);
+		sb_puts(b, ev->error ? ",\"aborted\":false" : ",\"aborted\":true");
+		if (ev->error)
+			put_str(b, "error", ev->error);
+		goto out;
+	case CORRAL_EV_SURVIVOR:
+		put_num(b, "pid", ev->pid);
+		put_num(b, "tgid", ev->tgid);
+		put_str(b, "state", ev->state ? ev->state : "?");
+		if (ev->wchan && *ev->wchan)
+			put_str(b, "wchan", ev->wchan);
+		goto out;
 	case CORRAL_EV_ENDING:
 		put_str(b, "reason", corral_reason_name(ev->reason));
 		if (ev->sig)

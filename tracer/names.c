@@ -46,6 +46,8 @@ static const char *const event_names[CORRAL_EV__COUNT] = {
 	[CORRAL_EV_STACK] = "stack",	   [CORRAL_EV_SNAPSHOT] = "snapshot",
 	[CORRAL_EV_END] = "end",	   [CORRAL_EV_DYING] = "dying",
 	[CORRAL_EV_CORE] = "core",
+	[CORRAL_EV_FUSE_ABORT] = "fuse_abort",
+	[CORRAL_EV_SURVIVOR] = "survivor",
 };
 
 const char *corral_event_name(enum corral_event_type t)

@@ -20,8 +20,9 @@ int exit_code(const struct corral *c)
 		return r->exec_errno == ENOENT ? CORRAL_EXIT_NOTFOUND
 					       : CORRAL_EXIT_NOEXEC;
 	}
-	/* Before the reason: the tree is not confirmed gone. */
-	if (r->dying)
+	/* Before the reason: the tree is not confirmed gone (a task still
+	 * dying when corral gave up is a survivor too). */
+	if (r->dying || r->survivors)
 		return CORRAL_EXIT_DYING;
 	switch (r->reason) {
 	case CORRAL_REASON_TIMEOUT:

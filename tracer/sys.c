@@ -2,6 +2,9 @@
  * sys.c - the real implementation of the mockable kernel layer (sys.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "execstack.h"
+#include "fuse.h"
 #include "procfs.h"
 #include "sys.h"
 #include "walker.h"
@@ -174,6 +178,35 @@ static pid_t real_parent(void *ctx)
 	return getppid();
 }
 
+static int real_fuse_conns(void *ctx, pid_t tid, unsigned *conns, int max)
+{
+	return fuse_conns(tid, conns, max);
+}
+
+static int real_fuse_abort(void *ctx, unsigned conn)
+{
+	return fuse_abort(conn);
+}
+
+static char real_task_state(void *ctx, pid_t tid, char *wchan, size_t len)
+{
+	if (len)
+		wchan[0] = 0;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && len > 1) {
+		ssize_t n = read(fd, wchan, len - 1);
+		wchan[n > 0 ? n : 0] = 0;
+		/* "0": not waiting, or hidden from us. */
+		if (!strcmp(wchan, "0"))
+			wchan[0] = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return procfs_state(tid);
+}
+
 const struct corral_sys sys_real = {
 	.ptrace = real_ptrace,
 	.waitpid = real_waitpid,
@@ -198,4 +231,7 @@ const struct corral_sys sys_real = {
 	.parent = real_parent,
 	.cwd = real_cwd,
 	.fds = real_fds,
+	.fuse_conns = real_fuse_conns,
+	.fuse_abort = real_fuse_abort,
+	.task_state = real_task_state,
 };

@@ -122,6 +122,19 @@ struct corral_sys {
 		   void (*fn)(const char *fd, const char *target, size_t len,
 			      void *arg),
 		   void *arg);
+	/*
+	 * Kill-all's last resort for members that cannot die (fuse.h): the
+	 * FUSE connections whose device tid's file table holds (their count
+	 * or -errno), and the abort of one (0 or -errno).
+	 */
+	int (*fuse_conns)(void *ctx, pid_t tid, unsigned *conns, int max);
+	int (*fuse_abort)(void *ctx, unsigned conn);
+	/*
+	 * A task still there when the run ends: its state letter (R, S, D,
+	 * Z...; 0 unknown) and, in wchan (len bytes), where it waits in the
+	 * kernel ("" unknown).
+	 */
+	char (*task_state)(void *ctx, pid_t tid, char *wchan, size_t len);
 };
 
 extern const struct corral_sys sys_real;

@@ -34,6 +34,7 @@
 #define MOCK_WARM    0x7fff0002 /* sys->warm(tid) */
 #define MOCK_READSIG 0x7fff0003 /* sys->read_signals() */
 #define MOCK_EMPTY   0x7fff0004 /* a waitpid(-1) that found nothing */
+#define MOCK_FUSE_ABORT 0x7fff0005 /* sys->fuse_abort(data: connection) */
 
 struct mcall {
 	int req; /* ptrace request, or -SIG for kill/tgkill */
@@ -88,7 +89,14 @@ struct mock {
 		pid_t tid, tgid;
 		bool alive;	   /* its death is not queued yet */
 		bool no_interrupt; /* stuck in the kernel: never stops */
+		/* waits on this FUSE connection: SIGKILL does not end it,
+		 * an abort of it does */
+		unsigned fuse_wait;
 	} tasks[256];
+	/* FUSE devices in members' file tables: (tid, connection). */
+	unsigned fuse_held[16][2];
+	int nfuse_held;
+	int fuse_abort_err; /* what sys->fuse_abort answers (-errno) */
 	int ntasks;
 #ifdef __x86_64__
 	/* The registers GETREGS reads and SETREGS writes (one task at a
@@ -185,10 +193,11 @@ static void mock_kill_group(struct mock *m, pid_t tid)
 	pid_t tgid = m->tasks[i].tgid;
 	for (int k = 0; k < m->ntasks; k++)
 		if (m->tasks[k].alive && m->tasks[k].tgid == tgid &&
-		    m->tasks[k].tid != tgid)
+		    m->tasks[k].tid != tgid && !m->tasks[k].fuse_wait)
 			mock_exit(m, m->tasks[k].tid, ST_KILLED(SIGKILL));
 	if (mock_task_index(m, tgid) >= 0 &&
-	    m->tasks[mock_task_index(m, tgid)].alive)
+	    m->tasks[mock_task_index(m, tgid)].alive &&
+	    !m->tasks[mock_task_index(m, tgid)].fuse_wait)
 		mock_exit(m, tgid, ST_KILLED(SIGKILL));
 }
 
@@ -318,7 +327,8 @@ static int m_kill(void *ctx, pid_t pid, int sig)
 		return -ESRCH;
 	if (sig == SIGKILL)
 		mock_kill_group(m, pid);
-	return sig ? 0 : -ESRCH;
+	/* Signal 0: a modelled task that is alive exists, nothing else. */
+	return sig || (ti >= 0 && m->tasks[ti].alive) ? 0 : -ESRCH;
 }
 
 static int m_tgkill(void *ctx, pid_t tgid, pid_t tid, int sig)
@@ -497,6 +507,41 @@ static int m_fds(void *ctx, pid_t tid,
 	return 0;
 }
 
+static int m_fuse_conns(void *ctx, pid_t tid, unsigned *conns, int max)
+{
+	struct mock *m = ctx;
+	int n = 0;
+	for (int i = 0; i < m->nfuse_held && n < max; i++)
+		if ((pid_t)m->fuse_held[i][0] == tid)
+			conns[n++] = m->fuse_held[i][1];
+	return n;
+}
+
+/* An abort ends the wait of the tasks on that connection: they die (of
+ * the SIGKILL they have pending). */
+static int m_fuse_abort(void *ctx, unsigned conn)
+{
+	struct mock *m = ctx;
+	if (m->ncalls < MAXCALLS)
+		m->calls[m->ncalls++] =
+			(struct mcall){MOCK_FUSE_ABORT, 0, (long)conn};
+	if (m->fuse_abort_err)
+		return m->fuse_abort_err;
+	for (int i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].alive && m->tasks[i].fuse_wait == conn)
+			mock_exit(m, m->tasks[i].tid, ST_KILLED(SIGKILL));
+	return 0;
+}
+
+static char m_task_state(void *ctx, pid_t tid, char *wchan, size_t len)
+{
+	struct mock *m = ctx;
+	int i = mock_task_index(m, tid);
+	bool fuse = i >= 0 && m->tasks[i].fuse_wait;
+	snprintf(wchan, len, "%s", fuse ? "request_wait_answer" : "");
+	return fuse ? 'D' : 'S';
+}
+
 static void mock_init(struct mock *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -524,6 +569,9 @@ static void mock_init(struct mock *m)
 		.parent = m_parent,
 		.cwd = m_cwd,
 		.fds = m_fds,
+		.fuse_conns = m_fuse_conns,
+		.fuse_abort = m_fuse_abort,
+		.task_state = m_task_state,
 	};
 	m->ppid = 50; /* the shell that started corral */
 }

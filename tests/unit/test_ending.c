@@ -322,10 +322,89 @@ static void test_journal_strict_loss_ends(void **state)
 	mock_free(c);
 }
 
+/*
+ * Members that cannot die (issue 22): thread 104 waits for an answer from
+ * the FUSE server whose device its own process holds (connection 39), so
+ * SIGKILL does not end it. When --kill-wait runs out, kill-all aborts
+ * that connection, journals it, and the task dies: nothing is left.
+ */
+static struct corral *fuse_stuck(bool held)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.kill_wait = 3;
+	M.tasks[mock_task_index(&M, 104)].fuse_wait = 39;
+	if (held) {
+		/* The thread and its process share the table: one abort. */
+		M.fuse_held[M.nfuse_held][0] = 101;
+		M.fuse_held[M.nfuse_held++][1] = 39;
+		M.fuse_held[M.nfuse_held][0] = 104;
+		M.fuse_held[M.nfuse_held++][1] = 39;
+	}
+	return c;
+}
+
+static void test_fuse_abort_ends_the_dying(void **state)
+{
+	struct corral *c = fuse_stuck(true);
+	int mark = M.ncalls;
+	corral_kill_all(c);
+	assert_int_equal(mock_count(&M, mark, MOCK_FUSE_ABORT, 0, 39), 1);
+	assert_int_equal(mock_count(&M, mark, MOCK_FUSE_ABORT, 0, -1), 1);
+	/* Only once --kill-wait ran out, and it ended at once. */
+	assert_true(M.clock >= 3 && M.clock < 3.5);
+	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"conn\":39"));
+	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"aborted\":true"));
+	assert_int_equal(c->tab.live, 0);
+	assert_int_equal(c->res.dying, 0);
+	assert_int_equal(c->res.survivors, 0);
+	assert_int_equal(jcount(c, "\"event\":\"survivor\""), 0);
+	assert_int_not_equal(exit_code(c), CORRAL_EXIT_DYING);
+	mock_free(c);
+}
+
+/* The abort fails (no fusectl, not root): the task is a survivor, named. */
+static void test_fuse_abort_fails_survivor_named(void **state)
+{
+	struct corral *c = fuse_stuck(true);
+	M.fuse_abort_err = -EPERM;
+	corral_kill_all(c);
+	assert_true(M.clock >= 3 && M.clock < 3.5); /* no second wait */
+	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"aborted\":false"));
+	assert_true(jline_has(c, "\"event\":\"fuse_abort\"",
+			      "\"error\":\"Operation not permitted\""));
+	assert_int_equal(c->res.dying, 1);
+	assert_int_equal(c->res.survivors, 1);
+	char *l = jline(c, "\"event\":\"survivor\"");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "\"pid\":104,\"tgid\":101,\"state\":\"D\","
+				  "\"wchan\":\"request_wait_answer\""));
+	free(l);
+	assert_int_equal(exit_code(c), CORRAL_EXIT_DYING);
+	mock_free(c);
+}
+
+/* Stuck elsewhere (a server outside the tree): nothing to abort, and the
+ * task still counts. */
+static void test_dying_without_fuse_is_a_survivor(void **state)
+{
+	struct corral *c = fuse_stuck(false);
+	int mark = M.ncalls;
+	corral_kill_all(c);
+	assert_int_equal(mock_count(&M, mark, MOCK_FUSE_ABORT, 0, -1), 0);
+	assert_int_equal(jcount(c, "\"event\":\"fuse_abort\""), 0);
+	assert_int_equal(c->res.dying, 1);
+	assert_int_equal(c->res.survivors, 1);
+	assert_int_equal(exit_code(c), CORRAL_EXIT_DYING);
+	mock_free(c);
+}
+
 int main(void)
 {
 	(void)mock_free;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fuse_abort_ends_the_dying),
+		cmocka_unit_test(test_fuse_abort_fails_survivor_named),
+		cmocka_unit_test(test_dying_without_fuse_is_a_survivor),
 		cmocka_unit_test(test_timeout_grace_runs_out),
 		cmocka_unit_test(test_tree_ends_within_grace),
 		cmocka_unit_test(test_second_request_cancels_grace),
