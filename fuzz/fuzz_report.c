@@ -65,9 +65,26 @@ static bool digits(const char **p, const char *e, const char *extra)
 	return *p > s;
 }
 
+/* "1.250s" (%.3f of a time the journal chose: inf and nan too) at *p. */
+static bool seconds(const char **p, const char *e)
+{
+	const char *q = *p;
+	if (q < e && *q == '-')
+		q++;
+	if (e - q > 3 && (!memcmp(q, "inf", 3) || !memcmp(q, "nan", 3)))
+		q += 3;
+	else if (!digits(&q, e, "."))
+		return false;
+	if (q >= e || *q != 's')
+		return false;
+	*p = q + 1;
+	return true;
+}
+
 /*
  * The report's own "[exit 3]", "[killed by SIGTERM (core dumped)]", "[no
- * exit seen at 1.000s]" at p (a '['): its length, or 0.
+ * exit seen]", with " at 1.000s" and ", ran 0.500s" after it, at p (a
+ * '['): its length, or 0.
  */
 static size_t status_bracket(const char *p, const char *e)
 {
@@ -89,17 +106,14 @@ static size_t status_bracket(const char *p, const char *e)
 		return 0;
 	}
 	if (e - q > 4 && !memcmp(q, " at ", 4)) {
-		/* %.3f of a time the journal chose: inf and nan too */
 		q += 4;
-		if (q < e && *q == '-')
-			q++;
-		if (e - q > 3 && (!memcmp(q, "inf", 3) || !memcmp(q, "nan", 3)))
-			q += 3;
-		else if (!digits(&q, e, "."))
+		if (!seconds(&q, e))
 			return 0;
-		if (q >= e || *q != 's')
+	}
+	if (e - q > 6 && !memcmp(q, ", ran ", 6)) {
+		q += 6;
+		if (!seconds(&q, e))
 			return 0;
-		q++;
 	}
 	return q < e && *q == ']' ? (size_t)(q - p + 1) : 0;
 }
