@@ -70,5 +70,18 @@ for mode in off log deny kill; do
 	j_check "$j" "[.[] | select(.event == \"escape\" and .call == \"fsopen(\\\"fuse\\\", 0)\" and .verdict == \"$want\" and (.why | contains(\"FUSE\")))] | length == 1" ||
 		fail "fsopen(\"fuse\") not journaled with verdict $want"
 done
+# corral's own read-mode /proc files: corral is non-dumpable, which holds
+# an unprivileged member off; a root member reads them (documented).
+RUN_LABEL="corral's own /proc"
+run -- "$CORRAL" run -q -- sh -c \
+	'exec "$0" read /proc/$PPID/environ read /proc/$PPID/mem' "$FIX/adv_attack"
+expect_rc 0 "read run"
+if [ -n "$root" ]; then
+	expect_grep '^read: ok [1-9]' "$OUTF" "root reads corral's environ (documented as open)"
+	expect_grep '^read: (EACCES|EPERM)$' "$OUTF" "corral's mem refused to a root member"
+else
+	[ "$(grep -c '^read: \(EACCES\|EPERM\)$' "$OUTF")" = 2 ] ||
+		fail "corral's environ or mem readable by an unprivileged member: $(cat "$OUTF")"
+fi
 RUN_LABEL=
 done_test
