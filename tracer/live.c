@@ -204,12 +204,10 @@ static void stack_text(struct corral *c, struct task *t,
 	struct sbuf *b = arg;
 	sb_printf(b, "stack of %d (process %d):\n", t->tid, t->tgid);
 	for (int i = 0; i < n; i++) {
-		sb_printf(b, "  #%-2d 0x%llx ", i,
-			  (unsigned long long)f[i].ip);
+		sb_printf(b, "  #%-2d 0x%llx ", i, (unsigned long long)f[i].ip);
 		if (f[i].func) {
 			quote_text(b, f[i].func);
-			sb_printf(b, "+0x%llx",
-				  (unsigned long long)f[i].off);
+			sb_printf(b, "+0x%llx", (unsigned long long)f[i].off);
 		} else {
 			sb_putc(b, '?');
 		}

@@ -27,8 +27,8 @@ int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
 	/* Through the kernel seam (sys.h): the walk session (walker.c) is
 	 * made there, at the first stack of a round. */
 	struct walk_out out = {0};
-	int n = c->sys->unwind(c->sys->ctx, &c->walker, t->tgid, t->tid,
-			       frames, max, limit, &c->stop_walks, &out);
+	int n = c->sys->unwind(c->sys->ctx, &c->walker, t->tgid, t->tid, frames,
+			       max, limit, &c->stop_walks, &out);
 	if (n < 0) {
 		*err = strerror(-n);
 		n = 0;

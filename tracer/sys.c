@@ -141,8 +141,7 @@ static ssize_t real_read_signals(void *ctx, int fd, struct signalfd_siginfo *si,
 
 static int real_unwind(void *ctx, struct corral_walker **w, pid_t tgid,
 		       pid_t tid, struct corral_frame *frames, int max,
-		       double limit, const sigset_t *stop,
-		       struct walk_out *out)
+		       double limit, const sigset_t *stop, struct walk_out *out)
 {
 	/* Off the tracing thread, bounded: walker.c. */
 	return walker_stack(w, tgid, tid, frames, max, limit, stop, out);

@@ -60,11 +60,12 @@
 /* /proc/TGID/mem descriptors kept open during a session. */
 #define MEMFDS 8
 /* Strings in an answer are cut to these lengths. */
-#define FUNC_MAX 511
+#define FUNC_MAX   511
 #define MODULE_MAX 1023
 #define ANSWER_MAX                                                             \
 	(sizeof(struct answer) +                                               \
-	 UNWINDER_MAX_FRAMES * (sizeof(struct aframe) + FUNC_MAX + MODULE_MAX))
+	 UNWINDER_MAX_FRAMES *                                                 \
+		 (sizeof(struct aframe) + FUNC_MAX + MODULE_MAX))
 
 struct request {
 	pid_t tgid, tid;
@@ -74,7 +75,7 @@ struct request {
 };
 
 struct answer {
-	int n;	/* frames, or -errno */
+	int n; /* frames, or -errno */
 	int failed;
 	char why[96];
 	char cut[16];
@@ -187,9 +188,9 @@ static __attribute__((noreturn)) void walker_main(int sock)
 						       : UNWINDER_MAX_FRAMES;
 		const char *why, *cut;
 		bool failed;
-		int got = unwinder_stack_regs(u, rq.tgid, rq.tid, &rq.regs,
-					      &lim, frames, max, &why, &cut,
-					      &failed);
+		int got =
+			unwinder_stack_regs(u, rq.tgid, rq.tid, &rq.regs, &lim,
+					    frames, max, &why, &cut, &failed);
 		if (memfd >= 0)
 			close(memfd);
 		/*
@@ -386,12 +387,12 @@ static ssize_t await_answer(struct corral_walker *w, double kill_at,
 			return -1;
 		}
 		int ms = left * 1000 < SLICE_MS ? (int)(left * 1000) + 1
-						 : SLICE_MS;
+						: SLICE_MS;
 		struct pollfd p = {w->sock, POLLIN, 0};
 		int r = poll(&p, 1, ms);
 		if (r > 0) {
-			ssize_t n = recv(w->sock, w->buf, ANSWER_MAX,
-					 MSG_DONTWAIT);
+			ssize_t n =
+				recv(w->sock, w->buf, ANSWER_MAX, MSG_DONTWAIT);
 			if (n > 0)
 				return n;
 			if (n < 0 && (errno == EAGAIN || errno == EINTR))
