@@ -291,6 +291,9 @@ struct ustr rpt_proc_name(const struct corral_report *m, int proc)
 	/* argv[0]: up to its NUL */
 	if (x && x->argc)
 		s = us_sub(s, 0, us_strlen(s));
+	/* --sandbox: the root is the user's command as they see it */
+	if (proc == 0 && m->procs[0].setup && m->command_argc)
+		s = us_sub(m->command, 0, us_strlen(m->command));
 	if (!us_ok(s) || !us_len(s))
 		return us_lit("?");
 	return us_base(s);

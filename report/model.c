@@ -530,6 +530,10 @@ static int ev_exec(struct corral_report *m, const struct jdoc *d,
 		return 0;
 	}
 	m->n_execs++;
+	/* a setup task's exec is the command starting in the sandbox (or
+	 * bwrap itself, at the root): what the exec line says */
+	const struct jnode *su = jd_get(d, o, "setup");
+	pr->setup = su && su->type == J_BOOL && su->b;
 	if (pr->last_exec >= 0)
 		m->execs[pr->last_exec].next = e;
 	else
@@ -809,7 +813,16 @@ static void finish(struct corral_report *m)
 		if (m->has_ending && p->born <= m->ending_t &&
 		    (!p->has_exit || p->ended >= m->ending_t))
 			p->ending_at = m->ending_t;
-		if (p->left)
+		if (p->setup && p->has_exit)
+			/* bubblewrap's own processes end as designed when the
+			 * command does (--die-with-parent, the namespace's
+			 * init; the outer one exits with the command's
+			 * status): never "ended by corral" nor "left
+			 * behind"; failed only when the sandbox did */
+			p->how = m->sandbox_failed && (p->sig || p->status)
+					 ? HOW_FAILED
+					 : HOW_OK;
+		else if (p->left)
 			p->how = HOW_LEFT;
 		else if (!p->has_exit)
 			p->how = HOW_UNKNOWN;
@@ -822,6 +835,8 @@ static void finish(struct corral_report *m)
 		else
 			p->how = HOW_OK;
 		m->how_count[p->how]++;
+		if (p->setup && p->how == HOW_OK)
+			m->n_setup++;
 	}
 	for (size_t i = 0; i < m->nthreads; i++)
 		if (m->threads[i].ended < 0 && m->has_end)

@@ -361,6 +361,7 @@ struct corral_report {
 	unsigned sel_run;
 	/* counts of what the model found */
 	unsigned long n_signals, n_stops, n_escapes, n_stacks, n_denied;
+	unsigned long n_setup; /* bubblewrap's setup processes (counted ok) */
 	unsigned long n_cores; /* core files written (core events with a path) */
 	/* survivor lines (issue 22): tasks still there when corral ended */
 	struct rsurvivor {

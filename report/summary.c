@@ -456,10 +456,15 @@ static void summary_text(const struct ctx *c)
 	result_row(c);
 	if (m->timeout > 0)
 		row(c, "timeout", "%gs", m->timeout);
+	char setup[96] = "";
+	if (m->n_setup) /* --sandbox: bubblewrap's own, ended as designed */
+		snprintf(setup, sizeof(setup),
+			 " (%lu of them the sandbox's setup, ended as designed)",
+			 m->n_setup);
 	row(c, "counts",
-	    "%zu processes, %zu threads, %lu execs; %lu exited 0, %lu failed, "
+	    "%zu processes, %zu threads, %lu execs; %lu exited 0%s, %lu failed, "
 	    "%lu left behind, %lu ended by corral, %lu crashed%s",
-	    m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK],
+	    m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK], setup,
 	    m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
 	    m->how_count[HOW_KILLED], m->how_count[HOW_CRASHED],
 	    m->how_count[HOW_UNKNOWN] ? ", some with no exit seen" : "");
@@ -726,13 +731,14 @@ static void summary_json(const struct ctx *c)
 		"\"crashed\":%lu,\"no_exit\":%lu,\"signals\":%lu,\"stops\":%lu,"
 		"\"escapes\":%lu,\"stacks\":%lu,\"denied\":%lu,"
 		"\"sigkilled\":%ld,\"survivors\":%ld,\"altered_lines\":%lu,"
-		"\"journal_lost\":%ld}",
+		"\"journal_lost\":%ld,\"setup\":%lu}",
 		m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK],
 		m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
 		m->how_count[HOW_KILLED], m->how_count[HOW_CRASHED],
 		m->how_count[HOW_UNKNOWN], m->n_signals, m->n_stops,
 		m->n_escapes, m->n_stacks, m->n_denied, m->end_killed,
-		m->end_survivors, m->altered_lines, m->end_journal_lost);
+		m->end_survivors, m->altered_lines, m->end_journal_lost,
+		m->n_setup);
 	if (m->nsurvivors) {
 		jkey(f, "survivors", &first);
 		fputc('[', f);

@@ -42,16 +42,30 @@ static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
 	sb_reset(b);
 	quote_tree_branch(b, depth, last);
 	sb_printf(b, "%d ", p->pid);
-	if (p->setup)
-		sb_puts(b, "(setup) ");
 	/* a fork that never exec'd runs the program its creator ran when
 	 * it forked: said once (rpt_exec_of) */
 	const struct rexec *x = rpt_exec_of(m, i);
-	if (p->forks && i != 0)
-		sb_puts(b, "(fork) ");
-	fwrite(b->p, 1, b->len, f);
+	if (p->setup && i == 0 && m->command_argc) {
+		/* --sandbox: the run as the user sees it, their command at
+		 * the root (bwrap's command line is in the journal and the
+		 * HTML details) */
+		sb_puts(b, "(sandbox) ");
+		fwrite(b->p, 1, b->len, f);
+		esc_argv(f, m->command, m->command_argc, ESC_TEXT);
+	} else if (p->setup) {
+		/* bubblewrap's own processes: by name */
+		sb_puts(b, "(setup) ");
+		fwrite(b->p, 1, b->len, f);
+		esc_quoted(f, x ? rpt_exec_name(x) : us_lit("?"));
+	} else {
+		if (p->forks && i != 0)
+			sb_puts(b, "(fork) ");
+		fwrite(b->p, 1, b->len, f);
+	}
 	/* argv quoted as quote_argv() does (esc.c) */
-	if (x && x->argc)
+	if (p->setup)
+		;
+	else if (x && x->argc)
 		esc_argv(f, x->argv, x->argc, ESC_TEXT);
 	else if (x && us_ok(x->path))
 		esc_quoted(f, x->path);

@@ -133,23 +133,37 @@ static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 	quote_tree_branch(b, depth, last);
 	struct node *n = &v[i];
 	sb_printf(b, "%d ", n->t->tid);
-	if (n->t->flags & TF_SETUP)
-		sb_puts(b, "(setup) ");
 	const char *const *av = node_argv(n);
-	if (n->t->nexecs == 0 && n->t->tid != c->root) {
-		/* A fork that never exec'd runs the program its creator ran
-		 * when it forked: said once. Unknown (its creator's event was
-		 * lost, or no argv is kept): the nearest ancestor's. */
-		sb_puts(b, "(fork) ");
-		for (int p = n->parent; !av && p >= 0; p = v[p].parent)
-			av = node_argv(&v[p]);
+	if ((n->t->flags & TF_SETUP) && n->t->tid == c->root &&
+	    c->cfg.argv && c->cfg.argv[0]) {
+		/* --sandbox: the run as the user sees it, their command at
+		 * the root (bwrap's command line is in the journal) */
+		sb_puts(b, "(sandbox) ");
+		quote_argv(b, (const char *const *)c->cfg.argv);
+	} else if (n->t->flags & TF_SETUP) {
+		/* bubblewrap's own processes: by name */
+		const char *nm = prog_name(n->t->prog);
+		char cut[TABLE_WAS_NAME + 1];
+		snprintf(cut, sizeof(cut), "%s", nm ? nm : "?");
+		sb_puts(b, "(setup) ");
+		quote_arg(b, cut);
+	} else {
+		if (n->t->nexecs == 0 && n->t->tid != c->root) {
+			/* A fork that never exec'd runs the program its
+			 * creator ran when it forked: said once. Unknown (its
+			 * creator's event was lost, or no argv is kept): the
+			 * nearest ancestor's. */
+			sb_puts(b, "(fork) ");
+			for (int p = n->parent; !av && p >= 0; p = v[p].parent)
+				av = node_argv(&v[p]);
+		}
+		if (av && av[0])
+			quote_argv(b, av);
+		else if (n->t->prog && n->t->prog->path)
+			quote_arg(b, n->t->prog->path);
+		else
+			sb_putc(b, '?');
 	}
-	if (av && av[0])
-		quote_argv(b, av);
-	else if (n->t->prog && n->t->prog->path)
-		quote_arg(b, n->t->prog->path);
-	else
-		sb_putc(b, '?');
 	put_was(b, n->t->was);
 	sb_puts(b, " [");
 	put_how(b, n->t, now);
