@@ -29,6 +29,7 @@
 
 #include "corral.h"
 #include "options.h"
+#include "result.h"
 
 int corral_probe_main(int argc, char **argv);
 int corral_report_main(int argc, char **argv);
@@ -437,6 +438,33 @@ static bool sandbox_keeps_root(const char *spec)
 	return pw && pw->pw_uid == 0;
 }
 
+/*
+ * The status a shell sees corral exit with: cmd_run()'s own decision
+ * below (a re-raised signal is 128 + its number), for --result.
+ */
+static int shell_status(const struct corral_result *res, int r,
+			const struct corral_config *cfg, const struct cli_run *o)
+{
+	if (r < 0)
+		return CORRAL_EXIT_INTERNAL;
+	if (res->exec_failed || res->sandbox_failed)
+		return res->exit_code;
+	if (cfg->journal_strict && (res->journal_lost || res->journal_intact == 0))
+		return CORRAL_EXIT_INTERNAL;
+	if (res->exit_code == CORRAL_EXIT_DYING)
+		return res->exit_code;
+	if (res->reason == CORRAL_REASON_TIMEOUT && o->preserve_status)
+		return WIFSIGNALED(res->status) ? 128 + WTERMSIG(res->status)
+						: WEXITSTATUS(res->status);
+	if ((res->reason == CORRAL_REASON_NONE ||
+	     res->reason == CORRAL_REASON_EXITED) &&
+	    WIFSIGNALED(res->status))
+		return 128 + WTERMSIG(res->status);
+	if (res->reason == CORRAL_REASON_SIGNAL && res->term_signal > 0)
+		return 128 + res->term_signal;
+	return res->exit_code;
+}
+
 static int cmd_run(int argc, char **argv, char **self_argv)
 {
 	struct cli_run o;
@@ -456,7 +484,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	struct corral_config cfg = o.cfg;
 	cfg.self_argv = (const char *const *)self_argv;
 	bool tree = o.tree, quiet = o.quiet;
-	cfg.history = tree;
+	cfg.history = tree || o.result; /* both list ended processes */
 	cfg.live_stderr = true;
 	cfg.live_socket = true;
 	struct verbose vb = {.cfg = &cfg};
@@ -550,6 +578,13 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 		    res.dying, plural(res.dying, "task", "tasks"));
 	if (tree)
 		print_tree(c, &res, quiet);
+	if (o.result) {
+		char rerr[512];
+		if (result_write(o.result, c, &res, &cfg,
+				 shell_status(&res, r, &cfg, &o), rerr,
+				 sizeof(rerr)) < 0)
+			say("%s", rerr);
+	}
 	/*
 	 * The result is decided: from here on no signal may change corral's
 	 * exit status (a late SIGUSR1 would make it 138 while the journal's

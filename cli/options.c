@@ -25,6 +25,7 @@
 
 enum {
 	OPT_TREE = 256,
+	OPT_RESULT,
 	OPT_WAIT_ALL,
 	OPT_MAX_PROCS,
 	OPT_NO_PARENT,
@@ -74,6 +75,8 @@ static const struct cli_opt run_table[] = {
 	 "bytes queued for a slow journal reader (default 64M)"},
 	{"tree", 0, NULL, OPT_TREE,
 	 "print the process tree to stderr at the end"},
+	{"result", 0, "FILE", OPT_RESULT,
+	 "write the run's result as one JSON object to FILE (atomically)"},
 	{"quiet", 'q', NULL, 'q', "print nothing but errors and survivors"},
 	{"verbose", 'v', NULL, 'v',
 	 "say what is sent to whom when the tree is ended"},
@@ -551,6 +554,12 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			break;
 		case OPT_TREE:
 			o->tree = true;
+			break;
+		case OPT_RESULT:
+			if (!*optarg)
+				return fail(err, errlen,
+					    "invalid --result '': an empty path");
+			o->result = optarg;
 			break;
 		case 'q':
 			o->quiet = true;

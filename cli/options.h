@@ -20,6 +20,7 @@ struct cli_run {
 	const char **dev, **tmpfs, **setenv, **unsetenv;
 	size_t ndev, ntmpfs, nsetenv, nunsetenv;
 	bool sandbox_shaped; /* a sandbox-only option was given */
+	const char *result;  /* --result FILE */
 };
 
 /*
