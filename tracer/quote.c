@@ -49,8 +49,11 @@ static bool plain(const char *s, size_t n)
 {
 	if (!n)
 		return false;
+	/* strchr() finds a NUL byte too (the terminator): a NUL among the n
+	 * bytes (quote_arg_n) is not plain */
 	for (size_t i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+		if (!s[i] ||
+		    !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
 			    "YZ"
 			    "0123456789_@%+=:,./-",
 			    s[i]))

@@ -181,6 +181,14 @@ else:
 sys.exit(bad)
 PY
 
+# A NUL byte in an enumerated field (found by make fuzz): shown, not raw
+printf '%s\n' '{"event":"start","t":0,"schema":1,"version":"1","pid":1,"command":["x"]}' \
+	'{"event":"ending","t":0.5,"reason":"exit\u0000ed"}' \
+	'{"event":"end","t":1,"exit_code":0,"reason":"exit\u0000ed","status":0}' >"$T/nul.jsonl"
+"$CORRAL" report "$T/nul.jsonl" >"$T/nul.out" 2>/dev/null
+[ "$(tr -cd '\000' <"$T/nul.out" | wc -c)" = 0 ] || fail "a NUL byte of the journal reaches the terminal"
+grep -qF "(\$'exit\\x00ed')" "$T/nul.out" || fail "the ending's reason with a NUL is not shown escaped: $(cat -v "$T/nul.out" | grep ending)"
+
 # Structural: only esc.c reads a ustr's bytes (the fields end in '_')
 if [ -d "$SRC/report" ]; then
 	grep -nE '(\.|->)(p_|n_)\b' "$SRC"/report/*.c | grep -v '^[^:]*/esc\.c:' >"$T/lint" &&
