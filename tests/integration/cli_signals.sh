@@ -67,11 +67,16 @@ expect_eq "$(cat "$OUTF")" "exit 124" "after a timeout"
 RUN_LABEL="--preserve-status"
 run -- "$CORRAL" run -q -t 0.2 --preserve-status -- sleep 100
 expect_rc 143 "--preserve-status: the command died of SIGTERM"
-run -- "$CORRAL" run -q -t 0.2 --preserve-status -- sh -c 'trap "exit 3" TERM; echo READY; while :; do sleep 0.05; done'
+# (-t 3: the shell's trap must be set before the timeout, even on a
+# loaded machine)
+run -- "$CORRAL" run -q -t 3 --preserve-status -- sh -c 'trap "exit 3" TERM; echo READY; while :; do sleep 0.05; done'
 expect_rc 3 "--preserve-status: the command's own exit after SIGTERM"
-run -- "$CORRAL" run -q -t 0.2 -k 0.2 --preserve-status -- sh -c 'trap "" TERM; sleep 100'
+# SIGTERM ignored from the start (corral passes an ignored signal on, as
+# exec does), not by a shell trap a loaded machine may not have run when
+# the 0.2 s timeout fires
+run -- env --ignore-signal=TERM "$CORRAL" run -q -t 0.2 -k 0.2 --preserve-status -- sleep 100
 expect_rc 137 "--preserve-status: SIGKILLed after the grace"
-run -- "$CORRAL" run -q -t 0.2 -k 0.2 -- sh -c 'trap "" TERM; sleep 100'
+run -- env --ignore-signal=TERM "$CORRAL" run -q -t 0.2 -k 0.2 -- sleep 100
 expect_rc 124 "without --preserve-status a forced kill is still 124"
 
 done_test
