@@ -2,7 +2,7 @@
  * ps.c - `corral ps`: the corrals of this user that listen here, and the
  * live tree of one of them (its socket, tracer/live.c).
  *
- *   corral ps [--stacks] [PID]
+ *   corral ps [--stacks|--json] [PID]
  *
  * The socket's name ("\0corral/live/PID", abstract) proves nothing: any
  * process may bind it, a member included (Landlock scopes connects, not
@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "corral.h"
+#include "result.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -185,7 +186,7 @@ static bool listed(long pid)
 }
 
 /* `corral ps` without a PID: from the abstract names in /proc/net/unix. */
-static int list_corrals(void)
+static int list_corrals(bool json)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	if (!f) {
@@ -214,6 +215,17 @@ static int list_corrals(void)
 		if (c)
 			fclose(c);
 		cmd[len] = 0;
+		if (json) {
+			printf("%s{\"pid\":%ld,\"argv\":[", n ? "," : "[", pid);
+			for (size_t i = 0; i < len; i += strlen(cmd + i) + 1) {
+				if (i)
+					putchar(',');
+				result_json_str(stdout, cmd + i);
+			}
+			fputs("]}", stdout);
+			n++;
+			continue;
+		}
 		/* NUL-separated argv: quote each argument */
 		printf("%ld", pid);
 		for (size_t i = 0; i < len; i += strlen(cmd + i) + 1) {
@@ -225,6 +237,8 @@ static int list_corrals(void)
 		n++;
 	}
 	fclose(f);
+	if (json)
+		puts(n ? "]" : "[]");
 	if (!n) {
 		say("no corral of yours is running here");
 		return 1;
@@ -272,18 +286,22 @@ static void put_escaped(char *buf, size_t n)
 
 int corral_ps_main(int argc, char **argv)
 {
-	bool stacks = false;
+	bool stacks = false, json = false;
 	const char *pidarg = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stacks") || !strcmp(argv[i], "-s"))
 			stacks = true;
+		else if (!strcmp(argv[i], "--json"))
+			json = true;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: corral ps [--stacks] [PID]\n"
+			printf("Usage: corral ps [--stacks|--json] [PID]\n"
 			       "Show the live tree of the corral with pid PID "
 			       "(one of yours);\n"
 			       "--stacks adds the stack of every thread (the "
 			       "tree is stopped a moment).\n"
-			       "Without PID: list your running corrals.\n");
+			       "Without PID: list your running corrals.\n"
+			       "--json: the same as one JSON object (the "
+			       "live processes) or array (the corrals).\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return bad_usage("unrecognized option", argv[i]);
@@ -292,8 +310,10 @@ int corral_ps_main(int argc, char **argv)
 		else
 			pidarg = argv[i];
 	}
+	if (json && stacks)
+		return bad_usage("--json and --stacks", NULL);
 	if (!pidarg)
-		return list_corrals();
+		return list_corrals(json);
 	char *end;
 	errno = 0;
 	long pid = strtol(pidarg, &end, 10);
@@ -321,7 +341,7 @@ int corral_ps_main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	const char *req = stacks ? "stacks\n" : "tree\n";
+	const char *req = json ? "json\n" : stacks ? "stacks\n" : "tree\n";
 	/* A refusal closes the connection: no SIGPIPE for that. */
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
 	    errno != ECONNRESET) {

@@ -24,7 +24,7 @@
 #define RESULT_LIST_MAX 20
 
 /* A JSON string: bytes that are not UTF-8 as \udcXX (the journal's way). */
-static void jstr(FILE *f, const char *s)
+void result_json_str(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -66,7 +66,7 @@ static void jargv(FILE *f, const char *const *argv)
 	for (size_t i = 0; argv && argv[i]; i++) {
 		if (i)
 			fputc(',', f);
-		jstr(f, argv[i]);
+		result_json_str(f, argv[i]);
 	}
 	fputc(']', f);
 }
@@ -112,7 +112,7 @@ static void one(const struct corral_proc_info *p, void *arg)
 	x->listed++;
 	jargv(f, p->argv);
 	fputs(",\"path\":", f);
-	jstr(f, p->path);
+	result_json_str(f, p->path);
 	fprintf(f, ",\"fork\":%s,\"born\":%.6f", p->nexecs ? "false" : "true",
 		p->born);
 	if (alive) {
@@ -132,12 +132,12 @@ static int write_all(struct corral *c, const struct corral_result *r,
 		     const struct corral_config *cfg, int code, FILE *f)
 {
 	fprintf(f, "{\"exit_code\":%d,\"reason\":", code);
-	jstr(f, corral_reason_name(r->reason));
+	result_json_str(f, corral_reason_name(r->reason));
 	if (r->sandbox_failed)
 		fputs(",\"sandbox_failed\":true", f);
 	else if (r->exec_failed) {
 		fputs(",\"exec_error\":", f);
-		jstr(f, strerror(r->exec_errno));
+		result_json_str(f, strerror(r->exec_errno));
 	} else {
 		fputc(',', f);
 		jstatus(f, r->status);
@@ -156,14 +156,14 @@ static int write_all(struct corral *c, const struct corral_result *r,
 	fputs(",\"journal\":", f);
 	if (cfg->journal_path || cfg->journal_fd >= 0) {
 		fputs("{\"path\":", f);
-		jstr(f, cfg->journal_path);
+		result_json_str(f, cfg->journal_path);
 		fprintf(f, ",\"lines\":%lu,\"lost\":%lu,\"intact\":%s,\"head\":",
 			(unsigned long)r->journal_lines,
 			(unsigned long)r->journal_lost,
 			r->journal_intact == 1	 ? "true"
 			: r->journal_intact == 0 ? "false"
 						 : "null");
-		jstr(f, *r->journal_head ? r->journal_head : NULL);
+		result_json_str(f, *r->journal_head ? r->journal_head : NULL);
 		fputc('}', f);
 	} else {
 		fputs("null", f);

@@ -3,6 +3,7 @@
 #define CORRAL_CLI_RESULT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "corral.h"
 
@@ -14,5 +15,8 @@
 int result_write(const char *path, struct corral *c,
 		 const struct corral_result *r, const struct corral_config *cfg,
 		 int code, char *err, size_t errlen);
+
+/* s as a JSON string (NULL: null); bytes that are not UTF-8 as \udcXX. */
+void result_json_str(FILE *f, const char *s);
 
 #endif

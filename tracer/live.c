@@ -359,6 +359,57 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 	return b->oom ? -ENOMEM : 0;
 }
 
+/*
+ * `corral ps --json PID`: the live processes as one JSON object, from the
+ * table (what the tree shows): pid, ppid, state, threads, age, setup,
+ * fork (never exec'd: argv is its creator's at the fork), path, argv.
+ */
+static void render_json(struct corral *c, struct sbuf *b)
+{
+	double now = run_time(c);
+	sb_printf(b, "{\"corral\":%d,\"running\":%.6f,\"phase\":\"%s\"",
+		  c->self, now,
+		  c->phase == PH_RUN ? "run"
+				     : corral_reason_name(c->res.reason));
+	if (c->deadline > 0 && c->phase == PH_RUN)
+		sb_printf(b, ",\"timeout_in\":%.6f", c->deadline - now);
+	sb_puts(b, ",\"processes\":[");
+	int n = 0;
+	for (struct task *t = c->tab.first; t; t = t->next) {
+		if (t->ended >= 0)
+			continue;
+		sb_printf(b,
+			  "%s{\"pid\":%d,\"ppid\":%d,\"state\":\"%s\","
+			  "\"threads\":%d,\"age\":%.6f,\"setup\":%s,"
+			  "\"fork\":%s",
+			  n++ ? "," : "", t->tid, t->creator_tgid,
+			  state_text(t), t->nthreads, now - t->born,
+			  (t->flags & TF_SETUP) ? "true" : "false",
+			  t->nexecs ? "false" : "true");
+		if (t->prog && t->prog->path) {
+			sb_puts(b, ",\"path\":");
+			sb_json_str(b, t->prog->path, strlen(t->prog->path));
+		}
+		if (t->prog && t->prog->argv) {
+			sb_puts(b, ",\"argv\":");
+			sb_json_strv(b, (const char *const *)t->prog->argv);
+		} else {
+			/* argv not recorded (no journal): /proc, as the tree */
+			char *block = NULL, **argv = NULL;
+			if (c->sys->argv(c->sys->ctx, t->tid, &block, &argv) ==
+				    0 &&
+			    argv) {
+				sb_puts(b, ",\"argv\":");
+				sb_json_strv(b, (const char *const *)argv);
+			}
+			free(block);
+			free(argv);
+		}
+		sb_putc(b, '}');
+	}
+	sb_puts(b, "]}\n");
+}
+
 int corral_tree_text(struct corral *c, unsigned flags, char **out)
 {
 	struct sbuf b = {0};
@@ -421,6 +472,12 @@ void live_step(struct corral *c)
 		struct client *k = &l->cl[i];
 		if (k->st != CL_RENDER)
 			continue;
+		if (k->json) {
+			render_json(c, &k->out);
+			k->st = CL_WRITE;
+			live_client_write(k);
+			continue;
+		}
 		unsigned f = CORRAL_TREE_LIVE;
 		if (k->stacks) {
 			if (now - l->last_stacks >= LIVE_MIN_GAP) {

@@ -216,6 +216,8 @@ static void client_read(struct client *k)
 	/* A line, or the end of the request. */
 	if (!strncmp(k->in, "stacks", 6))
 		k->stacks = true;
+	else if (!strncmp(k->in, "json", 4))
+		k->json = true;
 	else if (strncmp(k->in, "tree", 4)) {
 		client_drop(k);
 		return;

@@ -21,6 +21,7 @@ struct client {
 	int fd;
 	enum cstate st;
 	bool stacks;
+	bool json; /* "json": the live members as JSON (corral ps --json) */
 	char in[16];
 	size_t nin;
 	struct sbuf out;
