@@ -645,6 +645,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "verify"))
 		return corral_verify_main(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		die_usage("unrecognized option '%s'", argv[1]);
+		/* `corral -t 5 make`: options belong to a sub-command */
+		die_usage("unrecognized option '%s' (options follow the "
+			  "command: corral run %s ...)",
+			  argv[1], argv[1]);
 	die_usage("unknown command '%s'", argv[1]);
 }

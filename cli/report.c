@@ -204,7 +204,11 @@ int corral_report_main(int argc, char **argv)
 		rc = CORRAL_EXIT_INTERNAL;
 	if (html && write_out(r, html, corral_report_html) < 0)
 		rc = CORRAL_EXIT_INTERNAL;
-	if (tree)
+	/* an output that could not be written: its error only, not the
+	 * summary after it (which would bury it) */
+	if (rc)
+		;
+	else if (tree)
 		corral_report_tree(r, stdout);
 	else if (!quiet)
 		corral_report_summary(r, stdout, fmt);

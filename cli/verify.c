@@ -159,10 +159,13 @@ int corral_verify_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "corral verify: bad option '%s'\n",
+			/* as every sub-command says it (docs/cli.md) */
+			fprintf(stderr,
+				"corral verify: unrecognized option '%s'\n"
+				"Try 'corral verify --help' for more "
+				"information.\n",
 				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+			return CORRAL_EXIT_INTERNAL;
 		}
 	}
 	if (optind != argc - 1) {

@@ -217,7 +217,8 @@ struct corral_event {
 	enum corral_event_type type;
 	double t;    /* seconds since start, CLOCK_MONOTONIC */
 	pid_t pid;   /* the task (host pid namespace) */
-	pid_t ppid;  /* the task that created it (fork/clone/thread/exec) */
+	pid_t ppid;  /* the task that created it (fork/clone/thread/left);
+			0 in an exec event */
 	pid_t tgid;  /* its thread group */
 	pid_t nspid; /* pid inside the innermost pid namespace, 0 if same */
 	int sig;     /* SIGNAL, STOP, exit by signal, ENDING (for SIGNAL) */

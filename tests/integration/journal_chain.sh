@@ -139,7 +139,7 @@ verify_rc 2 "missing file" "$T/nonexistent"
 verify_rc 2 "a directory" "$T"
 verify_rc 2 "bad --head" --head xyz "$j"
 verify_rc 2 "no journal given"
-verify_rc 2 "bad option" --frobnicate "$j"
+verify_rc 125 "bad option" --frobnicate "$j"
 # a journal line followed by garbage: a journal, not intact
 { head -n 2 "$T/clean"; head -c 3000 /dev/urandom; } >"$T/mixed"
 verify_rc 1 "journal lines then garbage" "$T/mixed"
