@@ -214,7 +214,12 @@ int corral_verify_main(int argc, char **argv)
 	}
 	if (chk.head)
 		per_run(path, &chk, &rs);
-	printf("head %s\n", chk.last_h);
+	/* a journal whose last line is cut or not sealed: no
+	 * head to give, rather than an empty one */
+	if (chk.last_h[0])
+		printf("head %s\n", chk.last_h);
+	else
+		printf("head: none (its last line is not a sealed line)\n");
 	free(rs.v);
 	return chk.intact ? 0 : 1;
 }
