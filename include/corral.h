@@ -175,6 +175,7 @@ enum corral_event_type {
 	CORRAL_EV_FUSE_ABORT, /* kill-all aborted a FUSE connection members
 				 serve (their tasks could not die) */
 	CORRAL_EV_SURVIVOR,   /* a task of the tree still there at the end */
+	CORRAL_EV_PTRACE, /* the emulated ptrace: attach, detach, refused... */
 	CORRAL_EV__COUNT
 };
 
@@ -264,6 +265,10 @@ struct corral_event {
 	/* FUSE_ABORT (pid: a member holding the connection's device; error:
 	 * why the abort failed, NULL when it was done). */
 	unsigned conn; /* /sys/fs/fuse/connections/<conn> */
+	/* PTRACE: pid is the (emulated) tracer, tracee the task it traces
+	 * (0: none resolved), action what happened (docs/journal.md). */
+	pid_t tracee;
+	const char *action;
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);

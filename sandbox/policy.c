@@ -44,10 +44,11 @@ struct deny {
  * than breaking the build.
  */
 static const struct deny deny_always[] = {
-	/* Supervision: a member must not trace (or be traced by) anyone but
-	 * corral; PTRACE_TRACEME would also make the member's parent its
-	 * tracer. */
-	{"ptrace", EPERM},
+	/* Not ptrace: corral's containment filter, under which bwrap and
+	 * every member run, stops every ptrace() call at corral, which
+	 * emulates it (tracer/eptrace.c): no member is ever a real tracer.
+	 * An ERRNO here would outrank that TRACE and break LeakSanitizer,
+	 * gdb and strace inside the sandbox. */
 	/* The filesystem view bwrap built is the sandbox: no changing it. */
 	{"mount", EPERM},
 	{"umount", EPERM},
@@ -167,9 +168,7 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 	/*
 	 * clone()/unshare() with any namespace flag (tracer/filter.h's
 	 * table) is denied (EPERM): a new namespace inside the sandbox could
-	 * remount, re-map users or hide members. CLONE_UNTRACED makes a child
-	 * that ptrace does not auto-attach, a member corral would not know
-	 * about.
+	 * remount, re-map users or hide members.
 	 */
 	for (const struct flag_name *ns = filter_ns_flags; !err && ns->name;
 	     ns++) {
@@ -179,10 +178,10 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 			err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare",
 					 0, ns->flag, ns->flag);
 	}
-	if (!err)
-		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "clone",
-				 CLONE_FLAGS_ARG, CLONE_UNTRACED,
-				 CLONE_UNTRACED);
+	/* CLONE_UNTRACED alone is not refused here: corral's containment
+	 * filter TRACEs it and clears the bit, so the child is traced like
+	 * any other (LeakSanitizer's helper); with a namespace flag it is
+	 * refused by both filters. */
 	if (!err) /* only meaningful for unshare (clone's low byte is CSIGNAL)
 		   */
 		err = add_masked(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 0,

@@ -245,7 +245,8 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh \
 			"$ROOT"/tests/integration/journal_argv.sh \
 			"$ROOT"/tests/integration/journal_sink.sh \
-			"$ROOT"/tests/integration/fuse_self_deadlock.sh; do
+			"$ROOT"/tests/integration/fuse_self_deadlock.sh \
+			"$ROOT"/tests/integration/sanitizers.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi

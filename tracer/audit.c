@@ -68,6 +68,8 @@ static const char *const rule_names[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
 	[FILTER_RULE_PERF_EVENT_OPEN] = "perf_event_open",
 	[FILTER_RULE_FSOPEN] = "fsopen",
+	[FILTER_RULE_CLONE_UNTRACED] = "clone",
+	[FILTER_RULE_WAIT] = "wait",
 };
 
 /*
@@ -106,6 +108,8 @@ static const long rule_nr[FILTER_RULE__COUNT] = {
 	[FILTER_RULE_PIDFD_SEND_SIGNAL] = SYS_pidfd_send_signal,
 	[FILTER_RULE_PERF_EVENT_OPEN] = SYS_perf_event_open,
 	[FILTER_RULE_FSOPEN] = SYS_fsopen,
+	[FILTER_RULE_CLONE_UNTRACED] = SYS_clone,
+	[FILTER_RULE_WAIT] = SYS_wait4, /* or SYS_waitid: audit_decode */
 };
 
 #define F(x) {x, #x}
@@ -143,7 +147,13 @@ static const struct flag_name ptrace_reqs[] = {
 	F(PTRACE_TRACEME), F(PTRACE_ATTACH), F(PTRACE_SEIZE),
 	F(PTRACE_DETACH), F(PTRACE_INTERRUPT), F(PTRACE_CONT),
 	F(PTRACE_KILL), F(PTRACE_PEEKDATA), F(PTRACE_POKEDATA),
-	F(PTRACE_GETREGS), F(PTRACE_SETREGS), F(PTRACE_SETOPTIONS),
+	F(PTRACE_PEEKTEXT), F(PTRACE_POKETEXT), F(PTRACE_PEEKUSER),
+	F(PTRACE_POKEUSER), F(PTRACE_GETREGS), F(PTRACE_SETREGS),
+	F(PTRACE_GETFPREGS), F(PTRACE_SETFPREGS), F(PTRACE_SETOPTIONS),
+	F(PTRACE_GETEVENTMSG), F(PTRACE_GETSIGINFO), F(PTRACE_SETSIGINFO),
+	F(PTRACE_GETREGSET), F(PTRACE_SETREGSET), F(PTRACE_SYSCALL),
+	F(PTRACE_SINGLESTEP), F(PTRACE_LISTEN), F(PTRACE_PEEKSIGINFO),
+	F(PTRACE_GET_SYSCALL_INFO), F(PTRACE_SECCOMP_GET_FILTER),
 	{0, NULL},
 };
 #undef F
@@ -367,12 +377,31 @@ static void decode_ptrace(struct audit_call *out, struct text *t,
 	}
 	put(t, ", %d)", pid);
 	out->target = pid;
+	/* Only ATTACH and SEIZE make a tracer; every other request acts on
+	 * a tracee the caller has already, which can only be one corral
+	 * emulates for it (no member is ever a real tracer: eptrace.c). */
+	bool attach = req == PTRACE_ATTACH || req == PTRACE_SEIZE;
 	if (is_guard(c, pid))
 		guard_verdict(out, pid, "ptrace of the supervisor");
+	else if (!attach)
+		verdict(out, false, "");
 	else if (member(tree, pid))
 		verdict(out, true, "ptrace of a member");
 	else
 		verdict(out, true, "ptrace outside the tree");
+}
+
+/* A wait that can concern an emulated tracee (__WALL): quiet. */
+static void decode_wait(struct audit_call *out, struct text *t, bool waitid)
+{
+	const uint64_t *a = out->args;
+	if (waitid)
+		put(t, "waitid(%d, %d, %#llx, %#x)", (int)a[0], (int)a[1],
+		    (unsigned long long)a[2], (unsigned int)a[3]);
+	else
+		put(t, "wait4(%d, %#llx, %#x)", (int)a[0],
+		    (unsigned long long)a[1], (unsigned int)a[2]);
+	verdict(out, false, "");
 }
 
 static void decode_setpgid(struct audit_call *out, struct text *t,
@@ -484,9 +513,11 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 #ifdef NATIVE_ARCH
 	/* x32 shares the arch value; its numbers carry bit 30. */
 	if (si->arch == NATIVE_ARCH && !(si->seccomp.nr & 0x40000000) &&
-	    (long)si->seccomp.nr != rule_nr[msg])
+	    (long)si->seccomp.nr != rule_nr[msg] &&
+	    !(msg == FILTER_RULE_WAIT && (long)si->seccomp.nr == SYS_waitid))
 		return -EPROTO;
 #endif
+	out->rule = (unsigned)msg;
 	out->nr = (long)si->seccomp.nr;
 	out->name = rule_names[msg];
 	/* A 32-bit ABI passes 32-bit registers; what is above is noise. */
@@ -537,6 +568,33 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 	}
 	case FILTER_RULE_PTRACE:
 		decode_ptrace(out, &t, c, tree);
+		break;
+	case FILTER_RULE_CLONE_UNTRACED: {
+#if defined(__s390__) || defined(__s390x__)
+		unsigned long flags = a[1];
+#else
+		unsigned long flags = a[0];
+#endif
+		put(&t, "clone(");
+		put_flags(&t, flags & ~0xffUL, NULL, clone_flags);
+		if (flags & 0xff) {
+			put(&t, "|");
+			put_sig(&t, (int)(flags & 0xff));
+		}
+		put(&t, ")");
+		/* Made traced by corral: no escape. */
+		verdict(out, false, "");
+		break;
+	}
+	case FILTER_RULE_WAIT:
+		decode_wait(out, &t,
+#ifdef NATIVE_ARCH
+			    si->arch == NATIVE_ARCH &&
+				    (long)si->seccomp.nr == SYS_waitid
+#else
+			    false
+#endif
+		);
 		break;
 	case FILTER_RULE_PRCTL:
 		decode_prctl(out, &t, c, tree);
@@ -826,6 +884,12 @@ int audit_deny(const struct corral_sys *sys, pid_t tid, int err)
 {
 	if (err <= 0 || err > 4095)
 		return -EINVAL;
+	return audit_skip(sys, tid, -(long)err);
+}
+
+int audit_skip(const struct corral_sys *sys, pid_t tid, long ret)
+{
+	long err = -ret;
 #if defined(__x86_64__)
 	struct user_regs_struct regs;
 	long r = sys_ptrace(sys, PTRACE_GETREGS, tid, NULL, &regs);

@@ -48,6 +48,7 @@ struct audit_call {
 	int refuse;	  /* refused in every mode, with this errno (a
 			     perf event aimed outside the caller's process) */
 	int refuse_errno; /* when it cannot be judged: fail it with this */
+	unsigned rule;	  /* the filter's rule (enum filter_rule) */
 };
 
 /*
@@ -109,5 +110,7 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
  * (NT_ARM_SYSTEM_CALL) and x0 to -err. 0 or -errno (-EOPNOTSUPP elsewhere).
  */
 int audit_deny(const struct corral_sys *sys, pid_t tid, int err);
+/* The same, the call returning ret (>= 0 a result, < 0 -errno). */
+int audit_skip(const struct corral_sys *sys, pid_t tid, long ret);
 
 #endif

@@ -243,6 +243,8 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		c->orphans--;
 	release_vfork_parent(c, t);
 	clear_vfork_wait(c, t);
+	if (t->ept || c->ept_list)
+		eptrace_gone(c, t, status);
 	if (thread) {
 		struct task *leader = table_find(&c->tab, tgid);
 		if (leader && leader->nthreads > 0)
@@ -345,6 +347,8 @@ static void on_exec(struct corral *c, struct task *t)
 		if (f && f != t) {
 			release_vfork_parent(c, f);
 			clear_vfork_wait(c, f);
+			if (f->ept || c->ept_list)
+				eptrace_gone(c, f, 0);
 			if (t->nthreads > 1)
 				t->nthreads--;
 			table_remove(&c->tab, f);
@@ -467,7 +471,11 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 	/* Whatever a task reports first, it is past its initial stop. */
 	if (event != PTRACE_EVENT_STOP)
 		t->flags |= TF_SEEN_STOP;
-	t->flags &= ~TF_AT_GSTOP;
+	t->flags &= ~(TF_AT_GSTOP | TF_AT_SECCOMP);
+	if (event == PTRACE_EVENT_SECCOMP)
+		t->flags |= TF_AT_SECCOMP;
+	else if (event == PTRACE_EVENT_STOP && t->ept)
+		eptrace_event_stop(c, t);
 	switch (event) {
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -489,6 +497,9 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 	default:
 		task_resume(c, t, 0);
 	}
+	/* A stop held for an emulated tracer: tell it (eptrace.c). */
+	if (c->ept_news)
+		eptrace_deliver(c);
 }
 
 /*
@@ -513,6 +524,10 @@ void engine_handle_waited(struct corral *c, const struct waited *w)
  */
 void engine_idle(struct corral *c)
 {
+	/* A stop held for an emulated tracer outside the engine (resume-all
+	 * after a stop-all): tell it. */
+	if (c->ept_news)
+		eptrace_deliver(c);
 	for (unsigned i = 0; i < c->nwarm; i++) {
 		struct task *t = table_find(&c->tab, c->warm[i]);
 		if (t && !t->nexecs && !(t->flags & TF_KILLED))

@@ -7,9 +7,13 @@
  * inherited by every task the command creates and cannot be removed.
  *
  * Two kinds of rules:
- *  - containment, in every mode: no untraced clone, no clone3 (its flags are
- *    out of reach of a filter), no tracing, nothing aimed at the supervisor
- *    by pid (signals, pidfd_open, process_vm_*, prlimit, scheduling...);
+ *  - containment, in every mode: no untraced clone (CLONE_UNTRACED alone is
+ *    TRACEd and corral clears the bit, with a CLONE_NEW* flag it is refused),
+ *    no clone3 (its flags are out of reach of a filter), no real tracing
+ *    (every ptrace() call is TRACEd and emulated by corral, eptrace.c, as
+ *    are the __WALL waits and prctl(PR_SET_PTRACER/PR_SET_DUMPABLE) that
+ *    emulation needs), nothing aimed at the supervisor by pid (signals,
+ *    pidfd_open, process_vm_*, prlimit, scheduling...);
  *  - audit, when escape != CORRAL_ESCAPE_OFF: SECCOMP_RET_TRACE for the
  *    calls that can take a task out of the tree's reach, with the rule id
  *    (enum filter_rule) as data. The supervisor then sees them as
@@ -75,6 +79,8 @@ enum filter_rule {
 	FILTER_RULE_PIDFD_SEND_SIGNAL,
 	FILTER_RULE_PERF_EVENT_OPEN, /* aimed at another task, a CPU, a cgroup */
 	FILTER_RULE_FSOPEN,
+	FILTER_RULE_CLONE_UNTRACED, /* clone with CLONE_UNTRACED, no CLONE_NEW* */
+	FILTER_RULE_WAIT,	    /* wait4/waitid/waitpid with __WALL */
 	FILTER_RULE__COUNT
 };
 

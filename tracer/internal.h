@@ -47,6 +47,44 @@ struct waited {
 	struct task *task; /* its record when taken (waiter.c only) */
 };
 
+/*
+ * The emulated ptrace (eptrace.c): a member that calls ptrace() on another
+ * member gets a tracer relationship served by corral, the only real
+ * tracer, from the stops it holds. One record per task that takes part,
+ * as a tracee (tracer != 0) or as a tracer parked in a wait, or both.
+ * phase.c reads it to keep such a task held (task_resume).
+ */
+enum ept_kind {
+	EK_NONE,
+	EK_ATTACH, /* PTRACE_ATTACH's stop: reported as stopped by SIGSTOP */
+	EK_EVENT,  /* PTRACE_INTERRUPT (seized): a PTRACE_EVENT_STOP */
+	EK_SIGNAL, /* a signal-delivery-stop: the tracer decides the signal */
+};
+
+struct ept {
+	struct ept *next, *prev; /* c->ept_list */
+	struct task *task;
+	/* As a tracee: its emulated tracer (a thread), 0 if none. */
+	pid_t tracer, tracer_tgid;
+	pid_t vpid; /* its tid as the tracer names it (pid namespace) */
+	unsigned long options;
+	bool seized;
+	uint8_t want;	   /* a stop asked for and not reached (ept_kind) */
+	bool stopped;	   /* held in an emulated stop */
+	uint8_t kind;	   /* which (ept_kind) */
+	int sig;	   /* EK_SIGNAL: the signal */
+	bool pending;	   /* a stop its tracer has not waited for */
+	bool arrived;	   /* phase.c held it: eptrace_deliver() reports it */
+	bool interrupting; /* a real PTRACE_INTERRUPT not landed yet */
+	bool pass; /* the emulation's own resume: task_resume lets it go */
+	/* As a tracer: parked in a wait (held at that wait's seccomp stop). */
+	bool parked;
+	bool waitid;
+	pid_t wpid; /* -1 any, or the tid it waits for (its names) */
+	int wopts;
+	uint64_t wstatus, wru; /* wait4: where the status and rusage go */
+};
+
 struct corral {
 	struct corral_config cfg;
 	const struct corral_sys *sys;
@@ -144,6 +182,10 @@ struct corral {
 	struct cores *cores;	/* --core (cores.c), NULL without */
 	bool tree_counted; /* spawn.c: counted among the process's running trees
 			    */
+	/* The emulated ptrace (eptrace.c). */
+	struct ept *ept_list;
+	bool ept_news;		  /* a stop was held for an emulated tracer */
+	unsigned long long ept_warned; /* requests journaled as unsupported */
 };
 
 /*
@@ -333,6 +375,31 @@ void engine_idle(struct corral *c);
 struct task *engine_add_root(struct corral *c, pid_t pid);
 /* A PTRACE_EVENT_SECCOMP stop (seccomp_event.c). */
 void engine_seccomp(struct corral *c, struct task *t);
+
+/* ---- eptrace.c: the emulated ptrace (under engine.c, seccomp_event.c) */
+struct audit_call;
+/* A member's ptrace() at its seccomp stop: the call's result (the call is
+ * skipped, the result in its registers); the caller resumes it. */
+long eptrace_ptrace(struct corral *c, struct task *t,
+		    const struct audit_call *call);
+/* A __WALL wait: true if it was taken over (answered and resumed, or
+ * parked); false: let the real wait run. */
+bool eptrace_wait(struct corral *c, struct task *t,
+		  const struct audit_call *call);
+/* clone(CLONE_UNTRACED): clear the bit so that the child is traced; 0 or
+ * -errno (then the caller refuses the call). */
+int eptrace_untraced_clone(struct corral *c, struct task *t,
+			   const struct audit_call *call);
+/* prctl(PR_SET_PTRACER / PR_SET_DUMPABLE): note what it changes. */
+void eptrace_prctl(struct corral *c, struct task *t,
+		   const struct audit_call *call);
+/* Report the stops phase.c held for emulated tracers (c->ept_news). */
+void eptrace_deliver(struct corral *c);
+/* A PTRACE_EVENT_STOP of t: a PTRACE_INTERRUPT of ours may have landed. */
+void eptrace_event_stop(struct corral *c, struct task *t);
+/* t ended (status) or its record is dropped: its tracees are detached
+ * (or killed: PTRACE_O_EXITKILL), a wait parked for it is answered. */
+void eptrace_gone(struct corral *c, struct task *t, int status);
 
 /* ---- ending.c: the ending, driven from the loop between batches. */
 void ending_tick(struct corral *c); /* first step; grace expired? */

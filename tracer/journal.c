@@ -416,6 +416,14 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "cut", ev->cut);
 		}
 		break;
+	case CORRAL_EV_PTRACE:
+		if (ev->tracee)
+			put_num(b, "tracee", ev->tracee);
+		if (ev->action)
+			put_str(b, "action", ev->action);
+		if (ev->detail)
+			put_str(b, "detail", ev->detail);
+		break;
 	case CORRAL_EV_STACK:
 		if (ev->detail)
 			put_str(b, "why", ev->detail);

@@ -48,6 +48,7 @@ static const char *const event_names[CORRAL_EV__COUNT] = {
 	[CORRAL_EV_CORE] = "core",
 	[CORRAL_EV_FUSE_ABORT] = "fuse_abort",
 	[CORRAL_EV_SURVIVOR] = "survivor",
+	[CORRAL_EV_PTRACE] = "ptrace",
 };
 
 const char *corral_event_name(enum corral_event_type t)

@@ -109,8 +109,44 @@ void task_kill(struct corral *c, struct task *t)
 	c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
 }
 
+/*
+ * The emulated ptrace (eptrace.c) keeps a task held while its emulated
+ * tracer has it stopped, and a tracer parked in a wait. A stop of a task
+ * whose tracer asked for one (PTRACE_ATTACH, PTRACE_INTERRUPT), or a
+ * signal about to be delivered to an emulated tracee, becomes its
+ * emulated stop here, whatever stop it is: any real ptrace-stop holds the
+ * task where it stands; eptrace_deliver() then tells the tracer.
+ */
+static bool ept_holds(struct corral *c, struct task *t, int sig)
+{
+	struct ept *e = t->ept;
+	if (!e)
+		return false;
+	if (e->parked)
+		return true;
+	if (e->pass)
+		return false;
+	if (e->tracer && !e->stopped && (e->want || sig)) {
+		e->stopped = true;
+		e->kind = sig ? EK_SIGNAL : e->want;
+		e->sig = sig;
+		if (!sig)
+			e->want = EK_NONE;
+		e->arrived = true;
+		c->ept_news = true;
+	}
+	return e->stopped;
+}
+
 void task_resume(struct corral *c, struct task *t, int sig)
 {
+	if (ept_holds(c, t, sig)) {
+		if (t->state != TS_HELD)
+			table_set_state(&c->tab, t, TS_HELD);
+		if (c->phase == PH_KILLING)
+			task_kill(c, t);
+		return;
+	}
 	if (c->holding) {
 		/* Stop-all: every stop is kept; the signal goes in later. */
 		if (t->state != TS_HELD)
@@ -137,4 +173,6 @@ void task_resume(struct corral *c, struct task *t, int sig)
 	 */
 	(void)r;
 	t->pending_sig = 0;
+	if (t->ept)
+		t->ept->pass = false;
 }

@@ -283,3 +283,65 @@ pid_t procfs_fd_target(pid_t tid, int fd)
 		return 0;
 	return (pid_t)v;
 }
+
+static unsigned long long ns_ino(pid_t tid, const char *ns)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", tid, ns);
+	return stat(path, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+int procfs_creds(pid_t tid, struct procfs_creds *out)
+{
+	char path[64];
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	char *buf;
+	ssize_t len = read_all(path, &buf);
+	if (len < 0)
+		return (int)len;
+	int seen = 0;
+	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		if (!strncmp(l, "Uid:", 4))
+			seen += sscanf(l + 4, "%u %u %u %u", &out->uid[0],
+				       &out->uid[1], &out->uid[2],
+				       &out->uid[3]) == 4;
+		else if (!strncmp(l, "Gid:", 4))
+			seen += sscanf(l + 4, "%u %u %u %u", &out->gid[0],
+				       &out->gid[1], &out->gid[2],
+				       &out->gid[3]) == 4;
+		else if (!strncmp(l, "CapEff:", 7))
+			seen += sscanf(l + 7, "%llx", &out->cap_eff) == 1;
+		else if (!strncmp(l, "CapPrm:", 7))
+			seen += sscanf(l + 7, "%llx", &out->cap_prm) == 1;
+		else if (!strncmp(l, "Tgid:", 5))
+			out->tgid = atoi(l + 5);
+		else if (!strncmp(l, "PPid:", 5))
+			out->ppid = atoi(l + 5);
+		else if (!strncmp(l, "NSpid:", 6)) {
+			char *e = strchr(l, '\n');
+			if (e)
+				*e = 0;
+			char *last = strrchr(l, '\t');
+			out->nspid = last ? atoi(last + 1) : 0;
+			if (e)
+				*e = '\n';
+		}
+	}
+	free(buf);
+	if (seen != 4)
+		return -EIO;
+	/* Not dumpable: the kernel gives its /proc files to root (or the
+	 * root of its user namespace) instead of its effective ids. */
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", out->tgid ? out->tgid : tid);
+	if (stat(path, &st) < 0)
+		return -errno;
+	out->dumpable = st.st_uid == out->uid[1] && st.st_gid == out->gid[1];
+	out->userns = ns_ino(tid, "user");
+	out->pidns = ns_ino(tid, "pid");
+	if (!out->userns || !out->pidns)
+		return -ESRCH;
+	return 0;
+}

@@ -34,4 +34,21 @@ char procfs_state(pid_t pid);
  */
 pid_t procfs_fd_target(pid_t tid, int fd);
 
+/*
+ * What the kernel's ptrace access check looks at of a task (eptrace.c):
+ * real, effective, saved and fs ids (as corral's user namespace sees
+ * them), effective and permitted capabilities, its user and pid
+ * namespaces (inode numbers), whether it is dumpable (its /proc
+ * directory is owned by its effective ids only then), and its pid in its
+ * innermost pid namespace.
+ */
+struct procfs_creds {
+	unsigned uid[4], gid[4];
+	unsigned long long cap_eff, cap_prm;
+	unsigned long long userns, pidns;
+	bool dumpable;
+	pid_t nspid, tgid, ppid;
+};
+int procfs_creds(pid_t tid, struct procfs_creds *out);
+
 #endif

@@ -22,6 +22,7 @@
 #include <sys/ptrace.h>
 
 #include "audit.h"
+#include "filter.h"
 #include "internal.h"
 #include "unwind.h"
 
@@ -72,6 +73,34 @@ void engine_seccomp(struct corral *c, struct task *t)
 			c->sys->kill(c->sys->ctx, t->tgid, SIGKILL);
 		call.denied = true;
 	}
+	/*
+	 * What the emulated ptrace needs (eptrace.c), in every mode: the
+	 * filter TRACEs these for it even without --escape.
+	 */
+	if (!call.denied) {
+		switch (call.rule) {
+		case FILTER_RULE_WAIT:
+			if (!eptrace_wait(c, t, &call))
+				task_resume(c, t, 0);
+			return;
+		case FILTER_RULE_CLONE_UNTRACED:
+			if (eptrace_untraced_clone(c, t, &call) < 0) {
+				/* Not made traced: refused, as it always
+				 * was. */
+				if (audit_deny(c->sys, t->tid, EPERM) < 0)
+					c->sys->kill(c->sys->ctx, t->tgid,
+						     SIGKILL);
+				call.denied = true;
+				call.why = "CLONE_UNTRACED could not be cleared";
+			}
+			break;
+		case FILTER_RULE_PRCTL:
+			eptrace_prctl(c, t, &call);
+			break;
+		default:
+			break;
+		}
+	}
 	enum corral_escape_mode mode = c->cfg.escape;
 	const char *verdict;
 	if (call.denied) {
@@ -89,11 +118,25 @@ void engine_seccomp(struct corral *c, struct task *t)
 		verdict = "log";
 	}
 	/*
+	 * A member's ptrace() that the audit lets run is emulated (the real
+	 * call never runs); an attach refused by the emulation is recorded
+	 * as refused.
+	 */
+	if (call.rule == FILTER_RULE_PTRACE && !call.denied &&
+	    verdict[0] != 'd' && verdict[0] != 'k') {
+		long ret = eptrace_ptrace(c, t, &call);
+		if (call.escape && ret < 0)
+			verdict = "deny";
+	}
+	/*
 	 * Calls the filter must trace but that say nothing (a signal within
 	 * the tree) stay quiet; an escape, a refusal, or a call the decoder
 	 * has a word for (a parent-death signal, not dumpable) is recorded.
+	 * Without --escape, only what is refused for aiming at corral: the
+	 * calls traced for the emulated ptrace are its own events.
 	 */
-	if (call.escape || call.denied || (call.why && *call.why)) {
+	if ((call.escape || call.denied || (call.why && *call.why)) &&
+	    (mode != CORRAL_ESCAPE_OFF || call.denied)) {
 		c->res.escapes++;
 		/* The stack goes in the same event: who, what, verdict, where. */
 		struct corral_frame frames[UNWINDER_MAX_FRAMES];

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -169,7 +170,59 @@ static ssize_t real_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
 	struct iovec l = {buf, len};
 	struct iovec r = {(void *)(uintptr_t)addr, len};
 	ssize_t n = process_vm_readv(tid, &l, 1, &r, 1, 0);
-	return n < 0 ? -errno : n;
+	if (n >= 0 || errno != EPERM)
+		return n < 0 ? -errno : n;
+	/* Not dumpable: its tracer may still read /proc/PID/mem. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	int e = errno;
+	close(fd);
+	return n < 0 ? -e : n;
+}
+
+/*
+ * process_vm_writev() needs the same rights over the task as a debugger's
+ * attach; a non-dumpable member under an unprivileged corral refuses it,
+ * but its tracer may still write through /proc/PID/mem.
+ */
+static ssize_t real_write_mem(void *ctx, pid_t tid, uint64_t addr,
+			      const void *buf, size_t len)
+{
+	struct iovec l = {(void *)buf, len};
+	struct iovec r = {(void *)(uintptr_t)addr, len};
+	ssize_t n = process_vm_writev(tid, &l, 1, &r, 1, 0);
+	if (n >= 0 || errno != EPERM)
+		return n < 0 ? -errno : n;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pwrite(fd, buf, len, (off_t)addr);
+	int e = errno;
+	close(fd);
+	return n < 0 ? -e : n;
+}
+
+static int real_creds(void *ctx, pid_t tid, struct procfs_creds *out)
+{
+	return procfs_creds(tid, out);
+}
+
+static int real_yama_scope(void *ctx)
+{
+	char b[16] = {0};
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no Yama */
+	ssize_t n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	/* Unreadable: the strictest scope, never looser than the host. */
+	return n > 0 ? atoi(b) : 3;
 }
 
 static pid_t real_parent(void *ctx)
@@ -233,4 +286,7 @@ const struct corral_sys sys_real = {
 	.fuse_conns = real_fuse_conns,
 	.fuse_abort = real_fuse_abort,
 	.task_state = real_task_state,
+	.write_mem = real_write_mem,
+	.creds = real_creds,
+	.yama_scope = real_yama_scope,
 };

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "procfs.h"
+
 struct corral_frame;	/* corral.h */
 struct corral_walker; /* walker.h */
 struct walk_out;       /* walker.h */
@@ -135,6 +137,16 @@ struct corral_sys {
 	 * kernel ("" unknown).
 	 */
 	char (*task_state)(void *ctx, pid_t tid, char *wchan, size_t len);
+	/*
+	 * The emulated ptrace (eptrace.c): write len bytes into a member's
+	 * memory at addr (its answers: a wait status, registers), the count
+	 * or -errno; what the kernel's ptrace access check looks at of a
+	 * task (procfs.h); Yama's ptrace_scope (0 without Yama).
+	 */
+	ssize_t (*write_mem)(void *ctx, pid_t tid, uint64_t addr,
+			     const void *buf, size_t len);
+	int (*creds)(void *ctx, pid_t tid, struct procfs_creds *out);
+	int (*yama_scope)(void *ctx);
 };
 
 extern const struct corral_sys sys_real;

@@ -54,6 +54,8 @@ enum task_flags {
 	TF_AT_GSTOP = 1u << 10,	 /* its current stop is a group-stop */
 	TF_IN_BATCH = 1u << 11,	 /* its status is in the batch being taken */
 	TF_UNSTOPPABLE = 1u << 13, /* a stop-all ran out of budget on it */
+	TF_AT_SECCOMP = 1u << 6,   /* its current stop is a seccomp stop */
+	TF_NODUMP = 1u << 4,	   /* leader: prctl(PR_SET_DUMPABLE, 0) seen */
 };
 
 /* A program as exec'd: shared by the forks that run it. */
@@ -71,6 +73,8 @@ struct was {
 	unsigned n;
 	char *name[TABLE_WAS_KEEP];
 };
+
+struct ept; /* the emulated ptrace's record (internal.h, eptrace.c) */
 
 struct task {
 	pid_t tid, tgid;
@@ -92,6 +96,10 @@ struct task {
 	int nexecs;
 	int nthreads;	  /* live tasks in the group, leader included */
 	int threads_seen; /* tasks ever in the group, leader included */
+	/* Leader: prctl(PR_SET_PTRACER) seen: the process (tgid) it named,
+	 * -1 any, 0 none (Yama's exception, for the emulated ptrace). */
+	pid_t ptracer;
+	struct ept *ept; /* NULL unless an emulated tracer or tracee */
 };
 
 struct table {

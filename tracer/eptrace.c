@@ -1,0 +1,907 @@
+/*
+ * eptrace.c - the emulated ptrace: a member that calls ptrace() on another
+ * member gets a tracer relationship served by corral from the stops it
+ * holds (docs/design.md, "The emulated ptrace").
+ *
+ * corral stays the only real tracer: every member's ptrace() call stops
+ * at corral (the containment filter TRACEs it in every mode), is answered
+ * here and skipped; the kernel never runs one. So the tree's containment
+ * is what it was: every task auto-attached to corral with its options
+ * (EXITKILL included), nothing escapes, kill-all ends everything.
+ *
+ * An emulated tracee is stopped by holding it at a real ptrace-stop:
+ * PTRACE_ATTACH sends a real PTRACE_INTERRUPT (no signal left in flight)
+ * and whatever stop comes next is held (phase.c, ept_holds) and reported
+ * to the tracer as the stop by SIGSTOP it expects. A signal about to be
+ * delivered to an emulated tracee is held too and reported, and the
+ * tracer's PTRACE_CONT(sig) decides it, as with a real tracer. Requests
+ * that read or write the tracee (registers, memory, siginfo) are made by
+ * corral on the held task and their results written into the tracer's
+ * memory.
+ *
+ * Waits: the filter TRACEs only wait4/waitid with __WALL (what LSan, gdb
+ * and strace use; a shell or make never sets it and pays nothing). A wait
+ * that concerns an emulated tracee is answered here; with nothing to
+ * report it is parked: the tracer is held at its wait's seccomp stop until
+ * a stop of its tracee comes (eptrace_deliver). Any other wait runs.
+ *
+ * Never looser than the kernel: an attach is allowed only where the
+ * kernel would allow a real one between those two tasks (credentials,
+ * dumpable, capabilities, Yama's scope with the PR_SET_PTRACER corral saw),
+ * only on a member in the caller's pid namespace, never on corral, never
+ * between the sandbox's setup and the command.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/* After <sys/ptrace.h>. */
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/elf.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+
+#include "audit.h"
+#include "internal.h"
+#include "names.h"
+
+#ifndef PR_SET_PTRACER
+#define PR_SET_PTRACER 0x59616d61
+#endif
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+#if defined(__x86_64__)
+#define EPT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define EPT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* The options an emulated tracer may set: the ones emulated. */
+#define EPT_OPTIONS (PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)
+/* What one GETREGSET/SETREGSET moves at most (x86's XSTATE is ~2.7 KiB;
+ * LSan doubles its buffer until the answer fits). */
+#define EPT_REGSET_MAX (64 * 1024)
+
+static const char *req_name(long req, char *buf, size_t len)
+{
+	static const struct {
+		long req;
+		const char *name;
+	} names[] = {
+		{PTRACE_TRACEME, "PTRACE_TRACEME"},
+		{PTRACE_PEEKTEXT, "PTRACE_PEEKTEXT"},
+		{PTRACE_PEEKDATA, "PTRACE_PEEKDATA"},
+		{PTRACE_PEEKUSER, "PTRACE_PEEKUSER"},
+		{PTRACE_POKETEXT, "PTRACE_POKETEXT"},
+		{PTRACE_POKEDATA, "PTRACE_POKEDATA"},
+		{PTRACE_POKEUSER, "PTRACE_POKEUSER"},
+		{PTRACE_CONT, "PTRACE_CONT"},
+		{PTRACE_KILL, "PTRACE_KILL"},
+		{PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP"},
+		{PTRACE_GETREGS, "PTRACE_GETREGS"},
+		{PTRACE_SETREGS, "PTRACE_SETREGS"},
+		{PTRACE_GETFPREGS, "PTRACE_GETFPREGS"},
+		{PTRACE_SETFPREGS, "PTRACE_SETFPREGS"},
+		{PTRACE_ATTACH, "PTRACE_ATTACH"},
+		{PTRACE_DETACH, "PTRACE_DETACH"},
+		{PTRACE_SYSCALL, "PTRACE_SYSCALL"},
+		{PTRACE_SETOPTIONS, "PTRACE_SETOPTIONS"},
+		{PTRACE_GETEVENTMSG, "PTRACE_GETEVENTMSG"},
+		{PTRACE_GETSIGINFO, "PTRACE_GETSIGINFO"},
+		{PTRACE_SETSIGINFO, "PTRACE_SETSIGINFO"},
+		{PTRACE_GETREGSET, "PTRACE_GETREGSET"},
+		{PTRACE_SETREGSET, "PTRACE_SETREGSET"},
+		{PTRACE_SEIZE, "PTRACE_SEIZE"},
+		{PTRACE_INTERRUPT, "PTRACE_INTERRUPT"},
+		{PTRACE_LISTEN, "PTRACE_LISTEN"},
+		{PTRACE_PEEKSIGINFO, "PTRACE_PEEKSIGINFO"},
+		{PTRACE_GET_SYSCALL_INFO, "PTRACE_GET_SYSCALL_INFO"},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].req == req)
+			return names[i].name;
+	snprintf(buf, len, "ptrace request %#lx", (unsigned long)req);
+	return buf;
+}
+
+/* ---- the records */
+
+static struct ept *ept_get(struct corral *c, struct task *t)
+{
+	if (t->ept)
+		return t->ept;
+	struct ept *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->task = t;
+	e->next = c->ept_list;
+	if (c->ept_list)
+		c->ept_list->prev = e;
+	c->ept_list = e;
+	t->ept = e;
+	return e;
+}
+
+/* Free a record that plays no part any more. */
+static void ept_put(struct corral *c, struct ept *e)
+{
+	if (e->tracer || e->parked || e->stopped)
+		return;
+	if (e->interrupting)
+		return; /* its PTRACE_EVENT_STOP will come: swallowed then */
+	for (struct ept *x = c->ept_list; x; x = x->next)
+		if (x->tracer == e->task->tid)
+			return; /* still a tracer */
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		c->ept_list = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	e->task->ept = NULL;
+	free(e);
+}
+
+static void ept_event(struct corral *c, struct task *tracer, pid_t tracee,
+		      const char *action, const char *detail)
+{
+	struct corral_event ev = task_event(CORRAL_EV_PTRACE, tracer);
+	ev.tracee = tracee;
+	ev.action = action;
+	ev.detail = detail;
+	emit(c, &ev);
+}
+
+/* A request corral does not emulate, or refuses as the kernel would
+ * (action): journaled once per run and request. */
+static long once(struct corral *c, struct task *t, long req, const char *what,
+		 long err, const char *action)
+{
+	unsigned bit = (unsigned)((unsigned long)req % 61);
+	if (!(c->ept_warned & (1ULL << bit))) {
+		c->ept_warned |= 1ULL << bit;
+		char nb[48], d[160];
+		snprintf(d, sizeof(d), "%s: %s (%s)", req_name(req, nb, sizeof(nb)),
+			 strerror((int)-err), what);
+		ept_event(c, t, 0, action, d);
+	}
+	return err;
+}
+
+static long unsupported(struct corral *c, struct task *t, long req,
+			const char *what, long err)
+{
+	return once(c, t, req, what, err, "unsupported");
+}
+
+/* ---- the tracer's memory */
+
+static int put_mem(struct corral *c, struct task *t, uint64_t addr,
+		   const void *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	ssize_t n = c->sys->write_mem(c->sys->ctx, t->tid, addr, buf, len);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static int get_mem(struct corral *c, struct task *t, uint64_t addr, void *buf,
+		   size_t len)
+{
+	ssize_t n = c->sys->read_mem(c->sys->ctx, t->tid, addr, buf, len);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* ---- who may trace whom */
+
+struct resolve_scan {
+	pid_t vpid;
+	struct task *found;
+};
+
+static int match_nspid(struct task *t, void *arg)
+{
+	struct resolve_scan *s = arg;
+	if (t->nspid == s->vpid) {
+		s->found = t;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The member a caller names vpid, in its pid namespace: corral's own
+ * numbers when it shares corral's namespace, else the innermost ones
+ * recorded under --sandbox (checked against /proc by the caller).
+ */
+static struct task *resolve(struct corral *c, const struct procfs_creds *cc,
+			    pid_t vpid)
+{
+	if (vpid <= 0)
+		return NULL;
+	struct procfs_creds self;
+	if (c->sys->creds(c->sys->ctx, c->self, &self) == 0 &&
+	    self.pidns == cc->pidns) {
+		struct task *t = table_find(&c->tab, vpid);
+		return t && !t->nspid ? t : NULL;
+	}
+	struct resolve_scan s = {vpid, NULL};
+	table_foreach_live(&c->tab, match_nspid, &s);
+	return s.found;
+}
+
+/* Is process tgid anc an ancestor of process tgid pid, or pid itself
+ * (Yama's task_is_descendant, by the real parents /proc gives)? */
+static bool descends(struct corral *c, pid_t anc, pid_t pid)
+{
+	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+		if (pid == anc)
+			return true;
+		pid_t tgid = 0, ppid = 0;
+		if (c->sys->ids(c->sys->ctx, pid, &tgid, &ppid, NULL) < 0)
+			return false;
+		pid = ppid;
+	}
+	return false;
+}
+
+static bool has_cap(unsigned long long caps, int cap)
+{
+	return (caps >> cap) & 1;
+}
+
+/*
+ * The kernel's __ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) and the
+ * LSMs' checks, as corral can read them, always on the strict side:
+ * capabilities count only in the target's own user namespace (or corral's,
+ * its ancestor).
+ */
+static int may_attach(struct corral *c, struct task *tr,
+		      const struct procfs_creds *a, struct task *g, pid_t vpid,
+		      const char **why)
+{
+	if (g->tgid == tr->tgid)
+		return *why = "same thread group", -EPERM;
+	if ((g->flags | tr->flags) & TF_SETUP)
+		return *why = "the sandbox's setup", -EPERM;
+	if (!(g->flags & TF_ANNOUNCED) || (g->flags & TF_KILLED))
+		return *why = "not a member yet, or killed", -ESRCH;
+	if (g->ept && g->ept->tracer)
+		return *why = "already traced", -EPERM;
+	struct procfs_creds b, self;
+	if (c->sys->creds(c->sys->ctx, g->tid, &b) < 0)
+		return *why = "its credentials cannot be read", -ESRCH;
+	if (b.pidns != a->pidns || b.nspid != vpid)
+		return *why = "not in the caller's pid namespace", -ESRCH;
+	bool self_ok = c->sys->creds(c->sys->ctx, c->self, &self) == 0;
+	bool cap = has_cap(a->cap_eff, CAP_SYS_PTRACE) &&
+		   (a->userns == b.userns ||
+		    (self_ok && a->userns == self.userns));
+	bool ids = a->uid[0] == b.uid[0] && a->uid[0] == b.uid[1] &&
+		   a->uid[0] == b.uid[2] && a->gid[0] == b.gid[0] &&
+		   a->gid[0] == b.gid[1] && a->gid[0] == b.gid[2];
+	if (!ids && !cap)
+		return *why = "other credentials", -EPERM;
+	struct task *leader = table_find(&c->tab, g->tgid);
+	bool dumpable = b.dumpable && !(leader && (leader->flags & TF_NODUMP));
+	if (!dumpable && !cap)
+		return *why = "not dumpable", -EPERM;
+	/* commoncap: the target's permitted set within the tracer's. */
+	if (!cap && !(a->userns == b.userns && !(b.cap_prm & ~a->cap_prm)))
+		return *why = "more capabilities", -EPERM;
+	int scope = c->sys->yama_scope(c->sys->ctx);
+	if (scope == 0 || (scope == 1 && cap) || (scope == 2 && cap))
+		return 0;
+	if (scope == 1) {
+		if (descends(c, tr->tgid, g->tgid))
+			return 0;
+		pid_t p = leader ? leader->ptracer : 0;
+		if (p == -1 || (p > 0 && descends(c, p, tr->tgid)))
+			return 0;
+		return *why = "Yama: not a descendant, no PR_SET_PTRACER", -EPERM;
+	}
+	return *why = "Yama's ptrace_scope", -EPERM;
+}
+
+/* ---- stops */
+
+/* Ask for an emulated stop of e's task (ATTACH, INTERRUPT). */
+static void request_stop(struct corral *c, struct ept *e, uint8_t kind)
+{
+	struct task *t = e->task;
+	e->want = kind;
+	if (t->state == TS_HELD) {
+		/* In a ptrace-stop corral holds: the stop is here already. */
+		e->stopped = true;
+		e->kind = kind;
+		e->sig = 0;
+		e->want = EK_NONE;
+		e->arrived = true;
+		c->ept_news = true;
+		return;
+	}
+	if (t->state == TS_NEW)
+		return; /* its first stop comes and is held (phase.c) */
+	if (!e->interrupting &&
+	    sys_ptrace(c->sys, PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+		e->interrupting = true;
+}
+
+/* Let e's task go from its emulated stop (injecting sig at a signal stop). */
+static void release(struct corral *c, struct ept *e, int sig)
+{
+	struct task *t = e->task;
+	bool was_signal = e->kind == EK_SIGNAL;
+	e->stopped = false;
+	e->pending = false;
+	e->kind = EK_NONE;
+	e->sig = 0;
+	if (e->want && !e->interrupting && t->state == TS_HELD &&
+	    sys_ptrace(c->sys, PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+		e->interrupting = true; /* traps again soon after */
+	if (e->parked)
+		return; /* still held: its own wait */
+	e->pass = true;
+	task_resume(c, t, was_signal ? sig : 0);
+}
+
+/* The wait status a stop is reported with. */
+static int stop_status(const struct ept *e)
+{
+	switch (e->kind) {
+	case EK_SIGNAL:
+		return (e->sig << 8) | 0x7f;
+	case EK_EVENT:
+		return (PTRACE_EVENT_STOP << 16) | (SIGTRAP << 8) | 0x7f;
+	default:
+		return (SIGSTOP << 8) | 0x7f;
+	}
+}
+
+/* ---- waits */
+
+static bool wait_matches(const struct ept *w, const struct ept *e)
+{
+	return e->tracer_tgid == w->task->tgid &&
+	       (w->wpid == -1 || w->wpid == e->vpid);
+}
+
+/*
+ * Answer a wait: status (a wait status) for tracee e, written where the
+ * tracer asked, the call skipped with e's pid (wait4) or 0 (waitid).
+ */
+static void answer(struct corral *c, struct task *w, bool waitid, uint64_t ptr,
+		   uint64_t ru, int status, const struct ept *e, pid_t uid)
+{
+	long ret = e->vpid;
+	if (waitid) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGCHLD;
+		if (WIFEXITED(status)) {
+			si.si_code = CLD_EXITED;
+			si.si_status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			si.si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+			si.si_status = WTERMSIG(status);
+		} else {
+			si.si_code = CLD_TRAPPED;
+			si.si_status = (status >> 8) & 0xffff;
+		}
+		si.si_pid = e->vpid;
+		si.si_uid = (uid_t)uid;
+		if (ptr)
+			put_mem(c, w, ptr, &si, sizeof(si));
+		ret = 0;
+	} else if (ptr) {
+		put_mem(c, w, ptr, &status, sizeof(status));
+	}
+	if (ru) {
+		struct rusage r;
+		memset(&r, 0, sizeof(r));
+		put_mem(c, w, ru, &r, sizeof(r));
+	}
+	audit_skip(c->sys, w->tid, ret);
+}
+
+/* A parked tracer gets its answer and runs again. */
+static void unpark(struct corral *c, struct ept *w, int status,
+		   const struct ept *e)
+{
+	w->parked = false;
+	answer(c, w->task, w->waitid, w->wstatus, w->wru, status, e, 0);
+	struct task *t = w->task;
+	ept_put(c, w);
+	task_resume(c, t, 0);
+}
+
+void eptrace_deliver(struct corral *c)
+{
+	c->ept_news = false;
+	for (struct ept *e = c->ept_list; e; e = e->next) {
+		if (!e->arrived)
+			continue;
+		e->arrived = false;
+		e->pending = true;
+		for (struct ept *w = c->ept_list; w; w = w->next) {
+			if (!w->parked || !wait_matches(w, e))
+				continue;
+			if (!(w->wopts & WNOWAIT))
+				e->pending = false;
+			unpark(c, w, stop_status(e), e);
+			/* The list may have lost w: start this tracee over. */
+			break;
+		}
+	}
+}
+
+void eptrace_event_stop(struct corral *c, struct task *t)
+{
+	if (t->ept) {
+		t->ept->interrupting = false;
+		ept_put(c, t->ept);
+	}
+}
+
+bool eptrace_wait(struct corral *c, struct task *t,
+		  const struct audit_call *call)
+{
+#ifdef EPT_ARCH
+	(void)EPT_ARCH;
+#endif
+	/* The native ABI only: a 32-bit tracer's waits run as they are. */
+	if (call->nr != SYS_wait4 && call->nr != SYS_waitid)
+		return false;
+	bool waitid = call->nr == SYS_waitid;
+	const uint64_t *a = call->args;
+	pid_t pid;
+	int opts;
+	if (waitid) {
+		int idtype = (int)a[0];
+		if (idtype == P_ALL)
+			pid = -1;
+		else if (idtype == P_PID && (pid_t)a[1] > 0)
+			pid = (pid_t)a[1];
+		else
+			return false;
+		opts = (int)a[3];
+	} else {
+		pid = (pid_t)a[0];
+		if (pid != -1 && pid <= 0)
+			return false; /* a process group: the real wait */
+		opts = (int)a[2];
+	}
+	struct ept *hit = NULL;
+	bool any = false;
+	for (struct ept *e = c->ept_list; e; e = e->next) {
+		if (!e->tracer || e->tracer_tgid != t->tgid ||
+		    (pid != -1 && e->vpid != pid))
+			continue;
+		any = true;
+		if (e->pending) {
+			hit = e;
+			break;
+		}
+	}
+	if (!any)
+		return false; /* not about an emulated tracee */
+	if (hit) {
+		answer(c, t, waitid, a[waitid ? 2 : 1], a[waitid ? 4 : 3],
+		       stop_status(hit), hit, 0);
+		if (!(opts & WNOWAIT))
+			hit->pending = false;
+		task_resume(c, t, 0);
+		return true;
+	}
+	if (opts & WNOHANG) {
+		/* Nothing now. Real children are not merged in (a limit of
+		 * this emulation: docs/design.md). */
+		if (waitid && a[2]) {
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			put_mem(c, t, a[2], &si, sizeof(si));
+		}
+		audit_skip(c->sys, t->tid, 0);
+		task_resume(c, t, 0);
+		return true;
+	}
+	struct ept *w = ept_get(c, t);
+	if (!w)
+		return false;
+	w->parked = true;
+	w->waitid = waitid;
+	w->wpid = pid;
+	w->wopts = opts;
+	w->wstatus = a[waitid ? 2 : 1];
+	w->wru = a[waitid ? 4 : 3];
+	table_set_state(&c->tab, t, TS_HELD);
+	return true;
+}
+
+/* ---- requests */
+
+static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
+		      uint64_t addr, uint64_t data)
+{
+	char d[160];
+	if (seize && addr)
+		return -EIO;
+	if (seize && (data & ~(unsigned long)EPT_OPTIONS))
+		return unsupported(c, t, PTRACE_SEIZE, "options not emulated",
+				   -EINVAL);
+	struct procfs_creds a;
+	if (c->sys->creds(c->sys->ctx, t->tid, &a) < 0)
+		return -ESRCH;
+	const char *why = NULL;
+	struct task *g = resolve(c, &a, vpid);
+	int err = g ? may_attach(c, t, &a, g, vpid, &why) : -ESRCH;
+	if (!g)
+		why = "not a member";
+	if (err) {
+		snprintf(d, sizeof(d), "%s %d: %s (%s)",
+			 seize ? "PTRACE_SEIZE" : "PTRACE_ATTACH", vpid,
+			 strerror(-err), why);
+		ept_event(c, t, g ? g->tid : 0, "refused", d);
+		return err;
+	}
+	struct ept *e = ept_get(c, g);
+	if (!e)
+		return -ENOMEM;
+	e->tracer = t->tid;
+	e->tracer_tgid = t->tgid;
+	e->vpid = vpid;
+	e->seized = seize;
+	e->options = seize ? data : 0;
+	e->want = EK_NONE;
+	e->pending = false;
+	ept_event(c, t, g->tid, seize ? "seize" : "attach", NULL);
+	if (!seize)
+		request_stop(c, e, EK_ATTACH);
+	return 0;
+}
+
+static struct ept *tracee_of(struct corral *c, struct task *t, pid_t vpid)
+{
+	for (struct ept *e = c->ept_list; e; e = e->next)
+		if (e->tracer == t->tid && e->vpid == vpid)
+			return e;
+	return NULL;
+}
+
+static void detach(struct corral *c, struct ept *e, struct task *tracer,
+		   const char *action, int sig)
+{
+	pid_t tracee = e->task->tid;
+	e->tracer = e->tracer_tgid = 0;
+	e->want = EK_NONE;
+	e->options = 0;
+	if (tracer)
+		ept_event(c, tracer, tracee, action, NULL);
+	if (e->stopped)
+		release(c, e, sig);
+	else
+		e->pending = false;
+	ept_put(c, e);
+}
+
+/* A request that changes registers, refused at a seccomp stop: the kernel
+ * would run the changed call without judging it again (a TRACE rule is
+ * let through on the re-run). */
+static bool regs_locked(const struct ept *e)
+{
+	return e->task->flags & TF_AT_SECCOMP;
+}
+
+static long regset(struct corral *c, struct task *t, struct ept *e, long req,
+		   uint64_t note, uint64_t iovp)
+{
+	struct {
+		uint64_t base, len;
+	} iov;
+	if (get_mem(c, t, iovp, &iov, sizeof(iov)) < 0)
+		return -EFAULT;
+	size_t len = iov.len < EPT_REGSET_MAX ? iov.len : EPT_REGSET_MAX;
+	void *buf = calloc(1, len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	struct iovec local = {buf, len};
+	long r = 0;
+	if (req == PTRACE_SETREGSET &&
+	    get_mem(c, t, iov.base, buf, len) < 0)
+		r = -EFAULT;
+	if (!r)
+		r = sys_ptrace(c->sys, (int)req, e->task->tid,
+			       (void *)(uintptr_t)note, &local);
+	if (r >= 0 && req == PTRACE_GETREGSET &&
+	    put_mem(c, t, iov.base, buf, local.iov_len) < 0)
+		r = -EFAULT;
+	if (r >= 0) {
+		iov.len = local.iov_len;
+		if (put_mem(c, t, iovp + 8, &iov.len, sizeof(iov.len)) < 0)
+			r = -EFAULT;
+	}
+	free(buf);
+	return r < 0 ? r : 0;
+}
+
+/* A fixed-size block read from the tracee (GETREGS...) into data. */
+static long get_block(struct corral *c, struct task *t, struct ept *e,
+		      long req, uint64_t data, size_t len)
+{
+	char buf[1024];
+	if (len > sizeof(buf))
+		return -EIO;
+	memset(buf, 0, len);
+	long r = sys_ptrace(c->sys, (int)req, e->task->tid, 0, buf);
+	if (r < 0)
+		return r;
+	return put_mem(c, t, data, buf, len) < 0 ? -EFAULT : 0;
+}
+
+static long set_block(struct corral *c, struct task *t, struct ept *e,
+		      long req, uint64_t data, size_t len)
+{
+	char buf[1024];
+	if (len > sizeof(buf))
+		return -EIO;
+	if (get_mem(c, t, data, buf, len) < 0)
+		return -EFAULT;
+	long r = sys_ptrace(c->sys, (int)req, e->task->tid, 0, buf);
+	return r < 0 ? r : 0;
+}
+
+static long get_siginfo(struct corral *c, struct task *t, struct ept *e,
+			uint64_t data)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (e->kind == EK_SIGNAL) {
+		long r = sys_ptrace(c->sys, PTRACE_GETSIGINFO, e->task->tid, 0,
+				    &si);
+		if (r < 0)
+			return r;
+	} else if (e->kind == EK_EVENT) {
+		si.si_signo = SIGTRAP;
+		si.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
+	} else {
+		/* The SIGSTOP PTRACE_ATTACH would have sent. */
+		si.si_signo = SIGSTOP;
+		si.si_code = SI_USER;
+		si.si_pid = t->nspid ? t->nspid : t->tid;
+	}
+	return put_mem(c, t, data, &si, sizeof(si)) < 0 ? -EFAULT : 0;
+}
+
+static long request(struct corral *c, struct task *t, long req, pid_t vpid,
+		    uint64_t addr, uint64_t data)
+{
+	switch (req) {
+	case PTRACE_TRACEME:
+		/* corral traces it already: what the kernel says. */
+		return once(c, t, req, "corral is its tracer", -EPERM,
+			    "refused");
+	case PTRACE_ATTACH:
+	case PTRACE_SEIZE:
+		return do_attach(c, t, req == PTRACE_SEIZE, vpid, addr, data);
+	default:
+		break;
+	}
+	struct ept *e = tracee_of(c, t, vpid);
+	if (!e)
+		return -ESRCH; /* not its tracee: the kernel's answer */
+	switch (req) {
+	case PTRACE_INTERRUPT:
+		if (!e->seized)
+			return -EIO;
+		if (!e->stopped)
+			request_stop(c, e, EK_EVENT);
+		return 0;
+	case PTRACE_KILL:
+		c->sys->tgkill(c->sys->ctx, e->task->tgid, e->task->tid,
+			       SIGKILL);
+		if (e->stopped)
+			release(c, e, 0);
+		return 0;
+	default:
+		break;
+	}
+	if (!e->stopped)
+		return -ESRCH; /* not in a stop: the kernel's answer */
+	uint64_t w = 0;
+	long r;
+	switch (req) {
+	case PTRACE_CONT:
+		if (data > 64)
+			return -EIO;
+		release(c, e, (int)data);
+		return 0;
+	case PTRACE_DETACH:
+		if (data > 64)
+			return -EIO;
+		detach(c, e, t, "detach", (int)data);
+		return 0;
+	case PTRACE_GETREGSET:
+		return regset(c, t, e, req, addr, data);
+	case PTRACE_SETREGSET:
+		if (regs_locked(e))
+			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+		return regset(c, t, e, req, addr, data);
+#if defined(__x86_64__)
+	case PTRACE_GETREGS:
+		return get_block(c, t, e, req, data,
+				 sizeof(struct user_regs_struct));
+	case PTRACE_SETREGS:
+		if (regs_locked(e))
+			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+		return set_block(c, t, e, req, data,
+				 sizeof(struct user_regs_struct));
+	case PTRACE_GETFPREGS:
+		return get_block(c, t, e, req, data,
+				 sizeof(struct user_fpregs_struct));
+	case PTRACE_SETFPREGS:
+		return set_block(c, t, e, req, data,
+				 sizeof(struct user_fpregs_struct));
+#endif
+	case PTRACE_PEEKTEXT:
+	case PTRACE_PEEKDATA:
+	case PTRACE_PEEKUSER:
+		/* The system call (not libc's wrapper) stores the word at
+		 * data. */
+		r = sys_ptrace(c->sys, (int)req, e->task->tid,
+			       (void *)(uintptr_t)addr, &w);
+		if (r < 0)
+			return r;
+		return put_mem(c, t, data, &w, sizeof(w)) < 0 ? -EFAULT : 0;
+	case PTRACE_POKEUSER:
+		if (regs_locked(e))
+			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+		/* fall through */
+	case PTRACE_POKETEXT:
+	case PTRACE_POKEDATA:
+		r = sys_ptrace(c->sys, (int)req, e->task->tid,
+			       (void *)(uintptr_t)addr,
+			       (void *)(uintptr_t)data);
+		return r < 0 ? r : 0;
+	case PTRACE_GETSIGINFO:
+		return get_siginfo(c, t, e, data);
+	case PTRACE_GETEVENTMSG:
+		/* No event stop is emulated: nothing to say. */
+		return put_mem(c, t, data, &w, sizeof(w)) < 0 ? -EFAULT : 0;
+	case PTRACE_SETOPTIONS:
+		if (data & ~(unsigned long)EPT_OPTIONS)
+			return unsupported(c, t, req, "options not emulated",
+					   -EINVAL);
+		e->options = data;
+		return 0;
+	default:
+		return unsupported(c, t, req, "not emulated", -EIO);
+	}
+}
+
+long eptrace_ptrace(struct corral *c, struct task *t,
+		    const struct audit_call *call)
+{
+	long r;
+#ifdef EPT_ARCH
+	if (call->nr == SYS_ptrace)
+		r = request(c, t, (long)call->args[0], (pid_t)call->args[1],
+			    call->args[2], call->args[3]);
+	else
+#endif
+		/* A 32-bit tracer: not emulated, refused as before. */
+		r = unsupported(c, t, -1, "32-bit caller", -EPERM);
+	if (audit_skip(c->sys, t->tid, r) < 0)
+		c->sys->kill(c->sys->ctx, t->tgid, SIGKILL); /* never runs */
+	return r;
+}
+
+int eptrace_untraced_clone(struct corral *c, struct task *t,
+			   const struct audit_call *call)
+{
+	(void)call;
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	long r = sys_ptrace(c->sys, PTRACE_GETREGS, t->tid, NULL, &regs);
+	if (r < 0)
+		return (int)r;
+	if (regs.orig_rax != SYS_clone)
+		return -EPROTO;
+	/* The kernel re-runs the filter on these registers: with no
+	 * namespace flag (the rule says so) the clone is allowed, and
+	 * the child is auto-attached like any other. */
+	regs.rdi &= ~(unsigned long long)CLONE_UNTRACED;
+	r = sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &regs);
+	return r < 0 ? (int)r : 0;
+#else
+	(void)c;
+	(void)t;
+	return -EOPNOTSUPP;
+#endif
+}
+
+void eptrace_prctl(struct corral *c, struct task *t,
+		   const struct audit_call *call)
+{
+	struct task *leader = table_find(&c->tab, t->tgid);
+	if (!leader)
+		return;
+	unsigned long opt = (unsigned int)call->args[0], a = call->args[1];
+	if (opt == PR_SET_DUMPABLE) {
+		/* Any value but 1 counts as not dumpable: never looser. */
+		if (a == 1)
+			leader->flags &= ~TF_NODUMP;
+		else
+			leader->flags |= TF_NODUMP;
+	} else if (opt == PR_SET_PTRACER) {
+		if (a == (unsigned long)-1 || a == UINT32_MAX) {
+			leader->ptracer = -1;
+		} else {
+			struct procfs_creds cc;
+			struct task *p = NULL;
+			if ((pid_t)a > 0 &&
+			    c->sys->creds(c->sys->ctx, t->tid, &cc) == 0)
+				p = resolve(c, &cc, (pid_t)a);
+			/* A process outside the tree can never attach
+			 * through corral: no exception for it. */
+			leader->ptracer = p ? p->tgid : 0;
+		}
+	}
+}
+
+void eptrace_gone(struct corral *c, struct task *t, int status)
+{
+	/* As a tracer: the kernel detaches what that thread traced, or
+	 * kills it when it asked PTRACE_O_EXITKILL. */
+	for (struct ept *e = c->ept_list, *n; e; e = n) {
+		n = e->next;
+		if (e->tracer != t->tid)
+			continue;
+		bool kill = e->options & PTRACE_O_EXITKILL;
+		if (kill)
+			c->sys->tgkill(c->sys->ctx, e->task->tgid, e->task->tid,
+				       SIGKILL);
+		detach(c, e, t, kill ? "exitkill" : "tracer-exit", 0);
+		/* detach() may have freed e and its neighbours' links are
+		 * still valid (only e is unlinked): go on from n. */
+	}
+	struct ept *e = t->ept;
+	if (!e)
+		return;
+	/* As a tracee: a wait parked for it gets its end. */
+	if (e->tracer) {
+		for (struct ept *w = c->ept_list; w; w = w->next) {
+			if (w->parked && wait_matches(w, e)) {
+				unpark(c, w, status, e);
+				break;
+			}
+		}
+	}
+	e->tracer = 0;
+	e->parked = false;
+	e->stopped = false;
+	e->interrupting = false;
+	struct ept *x = t->ept;
+	if (!x)
+		return;
+	/* Still named as a tracer by nobody now; unlink whatever is left. */
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		c->ept_list = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	t->ept = NULL;
+	free(x);
+}
