@@ -615,6 +615,32 @@ static int ev_mark(struct corral_report *m, const struct jdoc *d,
 			k->text = str_dup(d, o, "call");
 		m->n_denied++;
 		break;
+	case MK_PTRACE: {
+		/* "attach 4242", "refused: PTRACE_ATTACH 1: ..." */
+		char *buf = NULL;
+		size_t len = 0, al = 0, dl = 0;
+		const char *a = jd_string(d, o, "action", &al);
+		const char *det = jd_string(d, o, "detail", &dl);
+		int tracee = num_i(d, o, "tracee");
+		FILE *f = open_memstream(&buf, &len);
+		if (f) {
+			if (a)
+				fwrite(a, 1, al, f);
+			else
+				fputc('?', f);
+			if (tracee > 0)
+				fprintf(f, " %d", tracee);
+			if (det) {
+				fputs(": ", f);
+				fwrite(det, 1, dl, f);
+			}
+			fclose(f);
+			k->text = us_take(buf, len);
+		}
+		k->extra = str_dup(d, o, "action");
+		m->n_ptrace++;
+		break;
+	}
 	case MK_LEFT:
 		if (p >= 0) {
 			m->procs[p].left = true;
@@ -770,6 +796,8 @@ static int event(struct corral_report *m, const struct jdoc *d,
 		return ev_mark(m, d, o, t, line, MK_DENIED);
 	if (!strcmp(ev, "left"))
 		return ev_mark(m, d, o, t, line, MK_LEFT);
+	if (!strcmp(ev, "ptrace"))
+		return ev_mark(m, d, o, t, line, MK_PTRACE);
 	if (!strcmp(ev, "ending")) {
 		if (!m->has_ending) {
 			m->has_ending = true;

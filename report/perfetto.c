@@ -289,6 +289,7 @@ static const char *const mark_cat[MK__COUNT] = {
 	[MK_CONT] = "cont",	[MK_ESCAPE] = "escape",
 	[MK_STACK] = "stack",	[MK_DENIED] = "denied",
 	[MK_LEFT] = "left",	[MK_ALTERED] = "altered",
+	[MK_PTRACE] = "ptrace",
 };
 
 static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
@@ -329,6 +330,10 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 			break;
 		case MK_LEFT:
 			n.pre = "left behind";
+			break;
+		case MK_PTRACE:
+			n.pre = "ptrace ";
+			n.a = us_or(k->text, "?");
 			break;
 		default:
 			snprintf(alt, sizeof(alt), "altered line %lu", k->line);

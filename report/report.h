@@ -264,6 +264,7 @@ enum rpt_mark {
 	MK_DENIED,
 	MK_LEFT,
 	MK_ALTERED,
+	MK_PTRACE, /* the emulated ptrace: text "action tracee: detail" */
 	MK__COUNT
 };
 
@@ -377,6 +378,7 @@ struct corral_report {
 		struct ustr error;
 	} fuse[RPT_LISTED];
 	size_t nfuse;
+	unsigned long n_ptrace; /* ptrace events: who traced whom */
 	unsigned long how_count[HOW__COUNT];
 };
 

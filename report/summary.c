@@ -392,7 +392,10 @@ static void list_marks(const struct ctx *c, const char *title, int kind,
 		struct ustr first;
 		if (!us_line(mk->text, &pos, &first))
 			first = us_lit("");
-		if (kind == MK_ESCAPE) {
+		if (kind == MK_PTRACE) {
+			fputs(": ", c->f);
+			put(c, first, false);
+		} else if (kind == MK_ESCAPE) {
 			fputs(": ", c->f);
 			put(c, first, false);
 			fputs(" -> ", c->f);
@@ -572,6 +575,8 @@ static void summary_text(const struct ctx *c)
 	list_how(c, "no exit seen", HOW_UNKNOWN);
 	list_marks(c, "escapes", MK_ESCAPE, m->n_escapes);
 	list_marks(c, "stacks", MK_STACK, m->n_stacks);
+	list_marks(c, "emulated ptrace (who traced whom)", MK_PTRACE,
+		   m->n_ptrace);
 	if (m->altered_lines) {
 		heading(c, "altered lines (shown as read)", m->altered_lines);
 		size_t k = 0;

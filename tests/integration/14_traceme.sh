@@ -26,6 +26,10 @@ if j_valid "$j"; then
 	done
 	expect_grep '"event":"ptrace".*"action":"refused".*PTRACE_TRACEME' "$j" \
 		"journal: PTRACE_TRACEME refused"
+	# corral report says who traced whom
+	"$CORRAL" report "$j" >"$T/report" 2>&1
+	expect_grep '^emulated ptrace \(who traced whom\)' "$T/report" "report: the ptrace list"
+	expect_grep ': attach [0-9]+$' "$T/report" "report: an attach"
 fi
 
 done_test
