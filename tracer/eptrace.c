@@ -281,7 +281,11 @@ static int may_attach(struct corral *c, struct task *tr,
 	if (g->ept && g->ept->tracer)
 		return *why = "already traced", -EPERM;
 	struct procfs_creds b, self;
-	if (c->sys->creds(c->sys->ctx, g->tid, &b) < 0)
+	int r = c->sys->creds(c->sys->ctx, g->tid, &b);
+	if (r == -EACCES || r == -EPERM)
+		/* Closed even to corral: not dumpable, corral unprivileged. */
+		return *why = "not dumpable", -EPERM;
+	if (r < 0)
 		return *why = "its credentials cannot be read", -ESRCH;
 	if (b.pidns != a->pidns || b.nspid != vpid)
 		return *why = "not in the caller's pid namespace", -ESRCH;
@@ -547,8 +551,17 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 	const char *why = NULL;
 	struct task *g = resolve(c, &a, vpid);
 	int err = g ? may_attach(c, t, &a, g, vpid, &why) : -ESRCH;
-	if (!g)
-		why = "not a member";
+	if (!g) {
+		/* A process the caller can see that is not a member: refused
+		 * (the kernel would say EPERM or allow it); none: ESRCH. */
+		struct procfs_creds self;
+		bool seen = vpid > 0 &&
+			    c->sys->creds(c->sys->ctx, c->self, &self) == 0 &&
+			    self.pidns == a.pidns &&
+			    c->sys->kill(c->sys->ctx, vpid, 0) != -ESRCH;
+		err = seen ? -EPERM : -ESRCH;
+		why = seen ? "outside the tree" : "no such member";
+	}
 	if (err) {
 		snprintf(d, sizeof(d), "%s %d: %s (%s)",
 			 seize ? "PTRACE_SEIZE" : "PTRACE_ATTACH", vpid,

@@ -284,12 +284,14 @@ pid_t procfs_fd_target(pid_t tid, int fd)
 	return (pid_t)v;
 }
 
-static unsigned long long ns_ino(pid_t tid, const char *ns)
+/* The inode of a namespace of tid, or -errno (a non-dumpable task's
+ * namespaces are closed to a tracer without privilege: -EACCES). */
+static long long ns_ino(pid_t tid, const char *ns)
 {
 	char path[64];
 	struct stat st;
 	snprintf(path, sizeof(path), "/proc/%d/ns/%s", tid, ns);
-	return stat(path, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+	return stat(path, &st) == 0 ? (long long)st.st_ino : -errno;
 }
 
 int procfs_creds(pid_t tid, struct procfs_creds *out)
@@ -339,9 +341,10 @@ int procfs_creds(pid_t tid, struct procfs_creds *out)
 	if (stat(path, &st) < 0)
 		return -errno;
 	out->dumpable = st.st_uid == out->uid[1] && st.st_gid == out->gid[1];
-	out->userns = ns_ino(tid, "user");
-	out->pidns = ns_ino(tid, "pid");
-	if (!out->userns || !out->pidns)
-		return -ESRCH;
+	long long u = ns_ino(tid, "user"), p = ns_ino(tid, "pid");
+	if (u < 0 || p < 0)
+		return (int)(u < 0 ? u : p);
+	out->userns = (unsigned long long)u;
+	out->pidns = (unsigned long long)p;
 	return 0;
 }
