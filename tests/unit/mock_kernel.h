@@ -133,6 +133,25 @@ struct mock {
 	} mem[16];
 	int nmem, nread_mem;
 	pid_t ppid; /* corral's parent (sys->parent); mock_init: 50 */
+	/*
+	 * The emulated ptrace (eptrace.c): what members write (sys->
+	 * write_mem, the last writes kept), their credentials (sys->creds:
+	 * uid and gid 1000, no capabilities, one user and pid namespace,
+	 * dumpable, unless a test sets an entry) and Yama's scope.
+	 */
+	struct {
+		pid_t tid;
+		uint64_t addr;
+		unsigned char bytes[256];
+		size_t len;
+	} wr[64];
+	int nwr;
+	struct {
+		pid_t tid;
+		struct procfs_creds c;
+	} creds[16];
+	int ncreds;
+	int yama;
 	struct corral_sys sys;
 };
 
@@ -540,6 +559,63 @@ static char m_task_state(void *ctx, pid_t tid, char *wchan, size_t len)
 	bool fuse = i >= 0 && m->tasks[i].fuse_wait;
 	snprintf(wchan, len, "%s", fuse ? "request_wait_answer" : "");
 	return fuse ? 'D' : 'S';
+
+static ssize_t m_write_mem(void *ctx, pid_t tid, uint64_t addr,
+			   const void *buf, size_t len)
+{
+	struct mock *m = ctx;
+	int i = m->nwr < 64 ? m->nwr++ : 63;
+	m->wr[i].tid = tid;
+	m->wr[i].addr = addr;
+	m->wr[i].len = len < 256 ? len : 256;
+	memcpy(m->wr[i].bytes, buf, m->wr[i].len);
+	return (ssize_t)len;
+}
+
+/* The last n bytes written at addr in tid's memory; false if none. */
+static inline bool mock_written(struct mock *m, pid_t tid, uint64_t addr,
+				void *buf, size_t n)
+{
+	for (int i = m->nwr - 1; i >= 0; i--)
+		if (m->wr[i].tid == tid && m->wr[i].addr == addr &&
+		    m->wr[i].len >= n) {
+			memcpy(buf, m->wr[i].bytes, n);
+			return true;
+		}
+	return false;
+}
+
+static int m_creds(void *ctx, pid_t tid, struct procfs_creds *out)
+{
+	struct mock *m = ctx;
+	for (int i = 0; i < m->ncreds; i++)
+		if (m->creds[i].tid == tid) {
+			*out = m->creds[i].c;
+			return 0;
+		}
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < 4; i++)
+		out->uid[i] = out->gid[i] = 1000;
+	out->userns = out->pidns = 1;
+	out->dumpable = true;
+	out->nspid = tid;
+	int ti = mock_task_index(m, tid);
+	out->tgid = ti >= 0 ? m->tasks[ti].tgid : tid;
+	return 0;
+}
+
+/* tid's credentials as m_creds gives them, to change in a test. */
+static inline struct procfs_creds *mock_creds(struct mock *m, pid_t tid)
+{
+	m->creds[m->ncreds].tid = tid;
+	m_creds(m, tid, &m->creds[m->ncreds].c);
+	m->creds[m->ncreds].tid = tid;
+	return &m->creds[m->ncreds++].c;
+}
+
+static int m_yama_scope(void *ctx)
+{
+	return ((struct mock *)ctx)->yama;
 }
 
 static void mock_init(struct mock *m)
@@ -572,6 +648,9 @@ static void mock_init(struct mock *m)
 		.fuse_conns = m_fuse_conns,
 		.fuse_abort = m_fuse_abort,
 		.task_state = m_task_state,
+		.write_mem = m_write_mem,
+		.creds = m_creds,
+		.yama_scope = m_yama_scope,
 	};
 	m->ppid = 50; /* the shell that started corral */
 }

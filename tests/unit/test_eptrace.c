@@ -1,0 +1,381 @@
+/*
+ * test_eptrace.c - the emulated ptrace (tracer/eptrace.c) on the mock
+ * kernel, in the kernel's orders: a member's ptrace() and __WALL waits are
+ * seccomp stops that corral answers (the call skipped, the result in its
+ * registers, what it returns written into its memory).
+ *
+ * The tree (mock_tree.h): 100 (root) with thread 102; 101, a child of 100
+ * (the tracer, as LeakSanitizer's helper is its parent's child), with
+ * thread 104; 103, a child of 101.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "mock_tree.h"
+/* After <sys/ptrace.h> (mock_kernel.h). */
+#include <linux/audit.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+
+#include "filter.h"
+
+#ifdef __x86_64__
+#ifndef PR_SET_PTRACER
+#define PR_SET_PTRACER 0x59616d61
+#endif
+
+static struct ptrace_syscall_info SI;
+
+static struct corral *started(enum corral_escape_mode mode)
+{
+	struct corral *c = tree_at_zero();
+	c->cfg.escape = mode;
+	struct filter_params fp = {
+		.guard_pid = getpid(),
+		.guard_pgid = getpgrp(),
+		.guard_tid = gettid(),
+		.escape = mode,
+	};
+	assert_int_equal(filter_build(&fp, &c->filter), 0);
+	M.syscall_info = &SI;
+	M.syscall_info_len = sizeof(SI);
+	return c;
+}
+
+/* tid stops at the seccomp stop of syscall nr(a0..a4); what it returns
+ * (rax after the stop: corral's answer, or the call untouched). */
+static long call(struct corral *c, pid_t tid, long nr, uint64_t a0,
+		 uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	memset(&SI, 0, sizeof(SI));
+	SI.op = PTRACE_SYSCALL_INFO_SECCOMP;
+	SI.arch = AUDIT_ARCH_X86_64;
+	SI.seccomp.nr = (uint64_t)nr;
+	uint64_t a[5] = {a0, a1, a2, a3, a4};
+	for (int i = 0; i < 5; i++)
+		SI.seccomp.args[i] = a[i];
+	memset(&M.regs, 0, sizeof(M.regs));
+	M.regs.orig_rax = (unsigned long long)nr;
+	M.regs.rax = (unsigned long long)-ENOSYS;
+	M.regs.rdi = a0;
+	engine_handle(c, tid, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	return (long)M.regs.rax;
+}
+
+static long pt(struct corral *c, pid_t tid, long req, pid_t pid, uint64_t addr,
+	       uint64_t data)
+{
+	return call(c, tid, SYS_ptrace, (uint64_t)req, (uint64_t)pid, addr,
+		    data, 0);
+}
+
+static long wait_for(struct corral *c, pid_t tid, pid_t pid, uint64_t status,
+		     int opts)
+{
+	return call(c, tid, SYS_wait4, (uint64_t)(int64_t)pid, status,
+		    (uint64_t)opts, 0, 0);
+}
+
+static bool skipped(void)
+{
+	return M.regs.orig_rax == (unsigned long long)-1;
+}
+
+static int status_at(pid_t tid, uint64_t addr)
+{
+	int st = -1;
+	if (!mock_written(&M, tid, addr, &st, sizeof(st)))
+		return -1;
+	return st;
+}
+
+#define TRACER 101
+#define TRACEE 100
+#define STATUS 0x5000
+
+/* ATTACH, a wait that parks (nothing to report yet), the interrupt's stop
+ * arriving: the tracee held, the tracer answered with W_STOPCODE(SIGSTOP)
+ * and resumed. Then GETREGSET through the tracer's memory, DETACH. */
+static void test_attach_park_complete_detach(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	int mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), 0);
+	assert_true(skipped()); /* the kernel never runs it */
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACEE, -1), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_true(jpos(c, "\"action\":\"attach\"") >= 0);
+
+	/* The wait parks: the tracer is held at its stop. */
+	mark = M.ncalls;
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, -1), 0);
+	assert_int_equal(table_find(&c->tab, TRACER)->state, TS_HELD);
+
+	/* The interrupt lands: held for the tracer, which is answered. */
+	mark = M.ncalls;
+	M.regs.orig_rax = SYS_wait4; /* the parked tracer's registers */
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, -1), 0);
+	assert_int_equal(table_find(&c->tab, TRACEE)->state, TS_HELD);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGSTOP << 8) | 0x7f);
+	assert_int_equal((long)M.regs.rax, TRACEE);
+
+	/* GETREGSET: the iovec read from the tracer, the registers read
+	 * from the held tracee, both written back. */
+	static uint64_t iov[2] = {0x7000, 512};
+	mock_map(&M, TRACER, 0x6000, (const char *)iov, sizeof(iov));
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_GETREGSET, TRACEE, 1, 0x6000),
+			 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_GETREGSET, TRACEE, -1),
+			 1);
+	uint64_t len = 0;
+	assert_true(mock_written(&M, TRACER, 0x6008, &len, sizeof(len)));
+	assert_int_equal(len, 512);
+
+	/* A second wait: nothing pending, WNOHANG answers 0. */
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL | WNOHANG),
+			 0);
+
+	/* DETACH lets the tracee go. */
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_DETACH, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	assert_true(jpos(c, "\"action\":\"detach\"") >= 0);
+	/* ...and it is nobody's tracee any more. */
+	assert_int_equal(pt(c, TRACER, PTRACE_GETREGSET, TRACEE, 1, 0x6000),
+			 -ESRCH);
+	mock_free(c);
+}
+
+/* The stop arrives before the wait: the wait is answered at once. A
+ * request for a task that is not stopped gets ESRCH, as from the kernel. */
+static void test_stop_before_wait(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), 0);
+	assert_int_equal(pt(c, TRACER, PTRACE_GETREGSET, TRACEE, 1, 0x6000),
+			 -ESRCH);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	int mark = M.ncalls;
+	assert_int_equal(wait_for(c, TRACER, -1, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGSTOP << 8) | 0x7f);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	/* A wait for a task that is not its tracee runs as it is. */
+	mark = M.ncalls;
+	wait_for(c, TRACER, 103, STATUS, __WALL);
+	assert_false(skipped());
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	mock_free(c);
+}
+
+/* A signal for an emulated tracee is its tracer's to decide: held,
+ * reported as W_STOPCODE(sig), injected by PTRACE_CONT(sig). */
+static void test_signal_stop_reported(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL);
+	pt(c, TRACER, PTRACE_CONT, TRACEE, 0, 0);
+	int mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGUSR1, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, -1), 0);
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGUSR1 << 8) | 0x7f);
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_CONT, TRACEE, 0, SIGUSR1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, SIGUSR1), 1);
+	mock_free(c);
+}
+
+/* The tracer dies while its tracee is held: the tracee runs again (the
+ * kernel detaches it), journaled tracer-exit. */
+static void test_tracer_death_releases(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0);
+	pt(c, TRACER, PTRACE_ATTACH, 102, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	engine_handle(c, 102, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	int mark = M.ncalls;
+	engine_handle(c, 104, ST_EXIT(0));
+	engine_handle(c, TRACER, ST_EXIT(0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
+	assert_int_equal(jcount(c, "\"action\":\"tracer-exit\""), 2);
+	assert_null(c->ept_list);
+	mock_free(c);
+}
+
+/* With PTRACE_O_EXITKILL the tracer's death kills the tracee. */
+static void test_tracer_death_exitkill(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	assert_int_equal(pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0,
+			    PTRACE_O_EXITKILL),
+			 0);
+	/* SEIZE stops nothing; INTERRUPT does, as a PTRACE_EVENT_STOP. */
+	assert_int_equal(pt(c, TRACER, PTRACE_INTERRUPT, TRACEE, 0, 0), 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS),
+			 (PTRACE_EVENT_STOP << 16) | (SIGTRAP << 8) | 0x7f);
+	int mark = M.ncalls;
+	engine_handle(c, 104, ST_EXIT(0));
+	engine_handle(c, TRACER, ST_EXIT(0));
+	assert_int_equal(mock_count(&M, mark, -SIGKILL, TRACEE, -1), 1);
+	assert_true(jpos(c, "\"action\":\"exitkill\"") >= 0);
+	mock_free(c);
+}
+
+/* Stop-all and resume-all in the middle of an emulated hold: the tracee
+ * and the parked tracer stay held, the rest runs again. Then kill-all
+ * ends everything, held or parked. */
+static void test_stop_all_and_kill_all_during_hold(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL); /* answered */
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL); /* parks */
+	assert_true(corral_stop_all(c) >= 0);
+	int mark = M.ncalls;
+	assert_int_equal(corral_resume_all(c), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 103, -1), 1);
+	assert_int_equal(table_find(&c->tab, TRACEE)->state, TS_HELD);
+	assert_int_equal(table_find(&c->tab, TRACER)->state, TS_HELD);
+	/* kill-all: every process gets SIGKILL, the held ones too. */
+	assert_true(corral_kill_all(c) >= 0);
+	assert_int_equal(c->tab.live, 0);
+	assert_null(c->ept_list);
+	mock_free(c);
+}
+
+/* Attaches the kernel would refuse are refused (EPERM), journaled with
+ * why; nothing is stopped. */
+static void test_refused_like_the_kernel(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	int mark = M.ncalls;
+	/* another uid */
+	mock_creds(&M, TRACEE)->uid[1] = 0;
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), -EPERM);
+	assert_true(jpos(c, "other credentials") >= 0);
+	/* not dumpable */
+	mock_creds(&M, 103)->dumpable = false;
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 103, 0, 0), -EPERM);
+	assert_true(jpos(c, "not dumpable") >= 0);
+	/* its own thread group */
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 104, 0, 0), -EPERM);
+	/* no such member */
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 999, 0, 0), -ESRCH);
+	/* corral itself: refused by the audit, in every mode */
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, getpid(), 0, 0), -EPERM);
+	/* another pid namespace */
+	mock_creds(&M, 102)->pidns = 2;
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 102, 0, 0), -ESRCH);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACEE, -1), 0);
+	assert_null(c->ept_list);
+	/* A request nobody emulates: EIO, journaled once. */
+	assert_int_equal(pt(c, TRACER, PTRACE_TRACEME, 0, 0, 0), -EPERM);
+	assert_int_equal(jcount(c, "PTRACE_TRACEME"), 1);
+	pt(c, TRACER, PTRACE_TRACEME, 0, 0, 0);
+	assert_int_equal(jcount(c, "PTRACE_TRACEME"), 1);
+	mock_free(c);
+}
+
+/* Yama's scope 1: a child attaching its parent is refused, unless the
+ * parent named it with PR_SET_PTRACER (LeakSanitizer's order). */
+static void test_yama_ptracer(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	M.yama = 1;
+	/* the real parents, as /proc says */
+	pid_t ids[][3] = {{100, 100, 50}, {101, 101, 100}, {103, 103, 101}};
+	for (int i = 0; i < 3; i++) {
+		memcpy(M.ids[M.nids++], ids[i], sizeof(ids[i]));
+	}
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), -EPERM);
+	assert_true(jpos(c, "Yama") >= 0);
+	/* a descendant is fine */
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 103, 0, 0), 0);
+	/* the parent declares its child its tracer */
+	int mark = M.ncalls;
+	call(c, TRACEE, SYS_prctl, PR_SET_PTRACER, TRACER, 0, 0, 0);
+	assert_false(skipped()); /* it runs */
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), 0);
+	/* scope 3: never */
+	M.yama = 3;
+	assert_int_equal(pt(c, 103, PTRACE_ATTACH, 102, 0, 0), -EPERM);
+	mock_free(c);
+}
+
+/* clone(CLONE_UNTRACED): the bit is cleared and the call runs (the child
+ * will be auto-attached); with a namespace flag too, the filter refuses
+ * it, so such a stop cannot be ours and is refused as unjudgeable. */
+static void test_untraced_clone_stripped(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	unsigned long fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED;
+	int mark = M.ncalls;
+	call(c, TRACEE, SYS_clone, fl, 0, 0, 0, 0);
+	assert_false(skipped());
+	assert_int_equal(M.regs.rdi, fl & ~(unsigned long)CLONE_UNTRACED);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	assert_true(jpos(c, "\"event\":\"escape\"") < 0);
+	/* with a namespace */
+	mark = M.ncalls;
+	call(c, TRACEE, SYS_clone, CLONE_UNTRACED | CLONE_NEWNS | SIGCHLD, 0,
+	     0, 0, 0);
+	assert_true(skipped());
+	assert_int_equal((long)M.regs.rax, -EPERM);
+	assert_int_equal(M.regs.rdi, CLONE_UNTRACED | CLONE_NEWNS | SIGCHLD);
+	mock_free(c);
+}
+
+/* Under the escape audit an attach is still an escape: logged and
+ * emulated (log), refused (deny). */
+static void test_escape_modes(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_LOG);
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), 0);
+	assert_true(jpos(c, "\"verdict\":\"log\"") >= 0);
+	assert_true(jpos(c, "\"action\":\"attach\"") >= 0);
+	mock_free(c);
+	c = started(CORRAL_ESCAPE_DENY);
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), -EPERM);
+	assert_true(jpos(c, "\"verdict\":\"deny\"") >= 0);
+	assert_null(c->ept_list);
+	mock_free(c);
+}
+#endif
+
+int main(void)
+{
+#ifdef __x86_64__
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attach_park_complete_detach),
+		cmocka_unit_test(test_stop_before_wait),
+		cmocka_unit_test(test_signal_stop_reported),
+		cmocka_unit_test(test_tracer_death_releases),
+		cmocka_unit_test(test_tracer_death_exitkill),
+		cmocka_unit_test(test_stop_all_and_kill_all_during_hold),
+		cmocka_unit_test(test_refused_like_the_kernel),
+		cmocka_unit_test(test_yama_ptracer),
+		cmocka_unit_test(test_untraced_clone_stripped),
+		cmocka_unit_test(test_escape_modes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+#else
+	return 77; /* the registers are x86_64's */
+#endif
+}
