@@ -181,11 +181,13 @@ test: deps
 
 # Soak: what make test samples, at soak length (docs/testing.md): the
 # instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
-# instead of 24). Minutes.
+# instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
+# 50 runs of each threaded case instead of 5). Minutes.
 soak: deps
 	$(MAKE) all
 	$(MAKE) $(FIX_BIN)
 	SW_RUNS=300 TEST_FILTER='sandbox_setup_window' BUILD=$(BUILD) tests/run.sh integration
+	SAN_RUNS=50 TEST_FILTER='sanitizers' BUILD=$(BUILD) tests/run.sh integration
 
 # What libcorral links (tests/integration/install_tree.sh checks that
 # debian/control names the Debian packages that provide them).
