@@ -138,7 +138,7 @@ extern "C" {
 #define CORRAL_VERSION_MINOR 1
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
-#define CORRAL_JOURNAL_SCHEMA 5
+#define CORRAL_JOURNAL_SCHEMA 6
 
 /* Exit codes of the CLI, also reported in corral_result.exit_code. */
 enum {

@@ -33,7 +33,7 @@ j=$T/j.start
 run -- "$CORRAL" run -q -j "$j" -- /bin/true a 'b c'
 expect_rc 0 "true"
 if j_valid "$j"; then
-	j_check "$j" '.[0] | .schema == 5 and (.version | type) == "string" and (.pid | type) == "number" and .command == ["/bin/true", "a", "b c"] and (.argv | index(["--"]) != null)' "start event"
+	j_check "$j" '.[0] | .schema == 6 and (.version | type) == "string" and (.pid | type) == "number" and .command == ["/bin/true", "a", "b c"] and (.argv | index(["--"]) != null)' "start event"
 	j_check "$j" 'map(.t) | . == sort' "t is non-decreasing"
 	j_check "$j" 'map(select(.event == "end"))[0] | .processes == 1 and .execs == 1 and .left == 0 and .killed == 0 and .survivors == 0 and (.phases | type) == "object" and (.duration | type) == "number"' "end event"
 fi
