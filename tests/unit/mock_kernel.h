@@ -559,6 +559,7 @@ static char m_task_state(void *ctx, pid_t tid, char *wchan, size_t len)
 	bool fuse = i >= 0 && m->tasks[i].fuse_wait;
 	snprintf(wchan, len, "%s", fuse ? "request_wait_answer" : "");
 	return fuse ? 'D' : 'S';
+}
 
 static ssize_t m_write_mem(void *ctx, pid_t tid, uint64_t addr,
 			   const void *buf, size_t len)
