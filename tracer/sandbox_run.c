@@ -182,8 +182,10 @@ void sandbox_run_free(struct corral *c)
  * (default: the working directory) and the sources of --bind and
  * --dev-bind. corral refuses to keep its journal there (journal.c): a
  * member could change it during the run and, between runs, put a link
- * where the next run writes. Sources that do not exist are left out
- * (sandbox_validate() refuses them later).
+ * where the next run writes. A configuration sandbox_validate() refuses
+ * (a missing source, a bind of /) gives no list: sandbox_prepare() refuses
+ * the run before anything starts, with the option's own message, and the
+ * journal opened meanwhile records that refusal.
  */
 int sandbox_writable(const struct corral_config *cfg,
 		     struct safe_forbid **out, size_t *n)
@@ -191,6 +193,10 @@ int sandbox_writable(const struct corral_config *cfg,
 	*out = NULL;
 	*n = 0;
 	if (!cfg->sandbox.enabled)
+		return 0;
+	char msg[256];
+	if (sandbox_validate(&cfg->sandbox, &cfg->sandbox_opts, msg,
+			     sizeof(msg)) < 0)
 		return 0;
 	const char *const *lists[] = {cfg->sandbox.binds,
 				      cfg->sandbox_opts.dev_binds};

@@ -19,7 +19,8 @@
 need_corral
 
 WS=$T/ws
-mkdir -p "$WS"
+mkdir -p "$WS" "$T/jdir"
+chmod 1777 "$T/jdir"
 chmod 777 "$WS"
 CORRAL_ABS=$(readlink -f "$CORRAL")
 
@@ -145,7 +146,9 @@ setuid_run() {
 	local label=$1 dir=$2 j
 	shift 2
 	RUN_LABEL=$label
-	j=$WS/j.suid.$((RUN + 1)) # (writable by the user corral runs as)
+	# writable by the user corral runs as, and outside the workspace
+	# (corral keeps no journal where a member of the run can write)
+	j=$T/jdir/j.suid.$((RUN + 1))
 	[ -u "$dir/bwrap" ] || note "$label: $dir/bwrap is not setuid (nosuid filesystem?): tested anyway"
 	run -- "$@" env PATH="$dir:/usr/bin:/bin" "$CORRAL_ABS" run -j "$j" --sandbox --workspace "$WS" -- \
 		/usr/bin/python3 -c "$NETCHECK"
