@@ -322,7 +322,7 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 			v[i].parent = -2; /* not drawn */
 			continue;
 		}
-		if (live && !v[i].t->prog && c->want_argv == false)
+		if (live && !node_argv(&v[i]) && c->want_argv == false)
 			c->sys->argv(c->sys->ctx, v[i].t->tid, &v[i].block,
 				     &v[i].argv);
 		int p = v[i].parent;

@@ -288,10 +288,16 @@ void task_set_exec(struct task *p, char *path, char *argblock, char **argv)
 		argblock = b;
 		cut = true;
 	}
-	/* The program it leaves, when it was its own (not its fork's). */
-	if (p->nexecs > 1 && p->prog)
+	/* The program it leaves, when it was its own (not its fork's) and
+	 * known by name. */
+	if (p->nexecs > 1 && prog_name(p->prog))
 		remember(p, p->prog);
 	prog_put(p->prog);
+	p->prog = NULL;
+	/* Nothing recorded (no journal: corral reads no argv at an exec):
+	 * no program, so that readers go to /proc as for an unknown one. */
+	if (!path && !argv)
+		return;
 	p->prog = calloc(1, sizeof(*p->prog));
 	if (!p->prog) {
 		free(path);
