@@ -119,15 +119,13 @@ void engine_seccomp(struct corral *c, struct task *t)
 	}
 	/*
 	 * A member's ptrace() that the audit lets run is emulated (the real
-	 * call never runs); an attach refused by the emulation is recorded
-	 * as refused.
+	 * call never runs). The verdict stays the audit's: the emulation
+	 * answers as the kernel would (EPERM for TRACEME, ESRCH for no such
+	 * process), and its own refusals are ptrace events of their own.
 	 */
 	if (call.rule == FILTER_RULE_PTRACE && !call.denied &&
-	    verdict[0] != 'd' && verdict[0] != 'k') {
-		long ret = eptrace_ptrace(c, t, &call);
-		if (call.escape && ret < 0)
-			verdict = "deny";
-	}
+	    verdict[0] != 'd' && verdict[0] != 'k')
+		(void)eptrace_ptrace(c, t, &call);
 	/*
 	 * Calls the filter must trace but that say nothing (a signal within
 	 * the tree) stay quiet; an escape, a refusal, or a call the decoder
