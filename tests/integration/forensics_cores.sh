@@ -111,7 +111,7 @@ if [ -f "$core" ]; then
 	"$CORRAL" report --format md "$j" >"$T/rep.md" 2>/dev/null
 	expect_grep "<br>core: \`$core\`" "$T/rep.md" "report (md): the process's core"
 	"$CORRAL" report --html "$T/rep.html" "$j" >/dev/null 2>&1
-	expect_grep ",\"$core\"\]" "$T/rep.html" "report (html): the process's core"
+	expect_grep ",\"$core\"[],]" "$T/rep.html" "report (html): the process's core"
 fi
 
 # ------------------------------------------------ 2. crash, against the kernel's core
