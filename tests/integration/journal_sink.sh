@@ -66,6 +66,10 @@ tail -n +2 "$T/stdout.log" >"$T/stdout.journal"
 RUN_LABEL="stalled FIFO reader, --timeout"
 mkfifo "$T/stalled"
 exec {R}<>"$T/stalled" # a reader that never reads (until the end)
+# A one-page pipe: the loop fills it within the second whatever the
+# machine's load (64 KiB took more than 1 s of execs on a loaded machine).
+python3 -c 'import fcntl, sys; fcntl.fcntl(int(sys.argv[1]), 1031, 4096)' "$R" ||
+	fail "F_SETPIPE_SZ on the FIFO"
 start -- "$CORRAL" run -j "$T/stalled" -t 1 -k 0.2 -- sh -c "$LOOP"
 finish 30
 expect_rc 124 "timeout while the reader is stalled"
