@@ -134,6 +134,18 @@ static struct ept *ept_get(struct corral *c, struct task *t)
 	return e;
 }
 
+/* At corral_free(): the records of sessions still open when the run ended. */
+void eptrace_free(struct corral *c)
+{
+	for (struct ept *e = c->ept_list, *n; e; e = n) {
+		n = e->next;
+		if (e->task)
+			e->task->ept = NULL;
+		free(e);
+	}
+	c->ept_list = NULL;
+}
+
 /* Free a record that plays no part any more. */
 static void ept_put(struct corral *c, struct ept *e)
 {

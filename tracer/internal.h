@@ -395,6 +395,7 @@ void eptrace_prctl(struct corral *c, struct task *t,
 		   const struct audit_call *call);
 /* Report the stops phase.c held for emulated tracers (c->ept_news). */
 void eptrace_deliver(struct corral *c);
+void eptrace_free(struct corral *c);
 /* A PTRACE_EVENT_STOP of t: a PTRACE_INTERRUPT of ours may have landed. */
 void eptrace_event_stop(struct corral *c, struct task *t);
 /* t ended (status) or its record is dropped: its tracees are detached

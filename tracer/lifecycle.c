@@ -331,6 +331,7 @@ int corral_free(struct corral *c)
 	/* (freed on another thread than corral_new()'s: as before) */
 	if (c->mask_set && (thread_objects <= 0 || --thread_objects == 0))
 		release_signals(c);
+	eptrace_free(c);
 	table_destroy(&c->tab);
 	if (c->batch != c->batch0)
 		free(c->batch);

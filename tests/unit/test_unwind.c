@@ -533,12 +533,15 @@ static void test_walker_budget(void **state)
 	double t0 = now_s();
 	n = walker_stack(&w, pid, pid, f, MAXF, 30.0, NULL, &out);
 	double took = now_s() - t0;
+	/* the frames' names are the walker's: looked at before it ends */
+	bool here = n >= 1 &&
+		    (find_func(f, n, "corral_fixture_hostile_here") >= 0 ||
+		     find_func(f, n, "corral_fixture_hostile_block") >= 0);
+	bool budget = out.cut && strcmp(out.cut, "budget") == 0;
 	walker_end(&w);
 	assert_true(n >= 1);
-	assert_non_null(out.cut);
-	assert_string_equal(out.cut, "budget");
-	assert_true(find_func(f, n, "corral_fixture_hostile_here") >= 0 ||
-		    find_func(f, n, "corral_fixture_hostile_block") >= 0);
+	assert_true(budget);
+	assert_true(here);
 	assert_true(took < 25.0); /* not the deadline: the budget */
 	assert_all_gone(pid);
 }
