@@ -443,13 +443,15 @@ static bool sandbox_keeps_root(const char *spec)
  * below (a re-raised signal is 128 + its number), for --result.
  */
 static int shell_status(const struct corral_result *res, int r,
-			const struct corral_config *cfg, const struct cli_run *o)
+			const struct corral_config *cfg,
+			const struct cli_run *o)
 {
 	if (r < 0)
 		return CORRAL_EXIT_INTERNAL;
 	if (res->exec_failed || res->sandbox_failed)
 		return res->exit_code;
-	if (cfg->journal_strict && (res->journal_lost || res->journal_intact == 0))
+	if (cfg->journal_strict &&
+	    (res->journal_lost || res->journal_intact == 0))
 		return CORRAL_EXIT_INTERNAL;
 	if (res->exit_code == CORRAL_EXIT_DYING)
 		return res->exit_code;
@@ -649,5 +651,7 @@ int main(int argc, char **argv)
 		die_usage("unrecognized option '%s' (options follow the "
 			  "command: corral run %s ...)",
 			  argv[1], argv[1]);
-	die_usage("unknown command '%s'", argv[1]);
+	/* `corral make`: a program's name where a sub-command goes */
+	die_usage("unknown command '%s' (to run a program: corral run %s ...)",
+		  argv[1], argv[1]);
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "usage.h"
 
 enum {
 	OPT_TREE = 256,
@@ -173,7 +174,8 @@ void cli_help(FILE *f)
 	      "[--perfetto OUT]\n"
 	      "                     [--html OUT] JOURNAL|-   (corral report "
 	      "--help)\n"
-	      "       corral verify [--key FILE] [--head HEX] [--lines] JOURNAL\n"
+	      "       corral verify [--key FILE] [--head HEX] [--lines] "
+	      "JOURNAL\n"
 	      "       corral --help | --version\n"
 	      "\n"
 	      "Run COMMAND and supervise every process and thread it creates:\n"
@@ -208,7 +210,8 @@ void cli_help(FILE *f)
 	      "changed, removed, inserted or reordered, and the chain head.\n"
 	      "\n"
 	      "Exit status: COMMAND's own; when it died of a signal, corral\n"
-	      "dies of the same signal; 121 members still dying at --kill-wait;\n"
+	      "dies of the same signal; 121 members still dying at "
+	      "--kill-wait;\n"
 	      "122 --max-procs; 123 --escape=kill;\n"
 	      "124 timeout; 125 corral failed or bad usage; 126 not "
 	      "executable;\n"
@@ -397,37 +400,8 @@ static int push(const char ***v, size_t *n, const char *s)
 static int bad_option(char **argv, const struct option *lo, char *err,
 		      size_t errlen, bool missing)
 {
-	const char *arg = argv[optind - 1];
-	if (strncmp(arg, "--", 2) != 0) {
-		if (missing)
-			return fail(err, errlen,
-				    "option requires an argument -- '%c'",
-				    optopt);
-		return fail(err, errlen, "invalid option -- '%c'", optopt);
-	}
-	size_t len = strcspn(arg + 2, "=");
-	if (missing)
-		return fail(err, errlen, "option '%.*s' requires an argument",
-			    (int)len + 2, arg);
-	int matches = 0;
-	for (const struct option *o = lo; o->name; o++) {
-		if (!strncmp(o->name, arg + 2, len)) {
-			matches++;
-			if (strlen(o->name) == len) {
-				matches = 1;
-				break;
-			}
-		}
-	}
-	if (matches > 1)
-		return fail(err, errlen, "option '%.*s' is ambiguous",
-			    (int)len + 2, arg);
-	if (matches == 1 && arg[2 + len] == '=')
-		return fail(err, errlen,
-			    "option '%.*s' doesn't allow an argument",
-			    (int)len + 2, arg);
-	return fail(err, errlen, "unrecognized option '%.*s'", (int)len + 2,
-		    arg);
+	cli_option_error(argv, lo, missing, err, errlen);
+	return -EINVAL;
 }
 
 /* --uid/--gid inside the sandbox: 0..4294967294 ((uid_t)-1 is "none"). */
@@ -557,8 +531,9 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			break;
 		case OPT_RESULT:
 			if (!*optarg)
-				return fail(err, errlen,
-					    "invalid --result '': an empty path");
+				return fail(
+					err, errlen,
+					"invalid --result '': an empty path");
 			o->result = optarg;
 			break;
 		case 'q':
@@ -711,10 +686,11 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 			break;
 		case OPT_JOURNAL_QUEUE:
 			if (parse_size(optarg, &cfg->journal_queue_max) < 0)
-				return fail(err, errlen,
-					    "invalid --journal-queue '%s' (bytes, "
-					    "with an optional K, M or G)",
-					    optarg);
+				return fail(
+					err, errlen,
+					"invalid --journal-queue '%s' (bytes, "
+					"with an optional K, M or G)",
+					optarg);
 			break;
 		case OPT_HELP:
 			o->action = CLI_HELP;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "corral.h"
+#include "usage.h"
 
 /* Human-readable report, or one JSON object (keys = field names). */
 static int print_probe(FILE *f, const struct corral_probe *p, bool json)
@@ -65,7 +66,8 @@ static int print_probe(FILE *f, const struct corral_probe *p, bool json)
 			p->cgroup2 ? p->cgroup2_mount : "not mounted");
 		fprintf(f, "running as root:  %s\n", p->is_root ? "yes" : "no");
 		if (p->landlock_abi)
-			fprintf(f, "landlock:         ABI %d\n", p->landlock_abi);
+			fprintf(f, "landlock:         ABI %d\n",
+				p->landlock_abi);
 		else
 			fprintf(f, "landlock:         not available\n");
 		fprintf(f, "boundary:         %s (with --sandbox: %s)\n",
@@ -119,29 +121,12 @@ int corral_probe_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			/* One voice with the rest of corral (cli/main.c). */
-			if (c == ':' || (c == '?' && optopt == 'B'))
-				fprintf(stderr,
-					"corral: probe: option '%s' requires "
-					"an argument\n",
-					argv[optind - 1]);
-			else
-				fprintf(stderr,
-					"corral: probe: unrecognized option "
-					"'%s'\n",
-					argv[optind - 1]);
-			fputs("Try 'corral probe --help' for more "
-			      "information.\n",
-			      stderr);
-			return CORRAL_EXIT_INTERNAL;
+			return cli_bad_option("probe", argv, opts, c);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "corral: probe: unexpected argument '%s'\n"
-				"Try 'corral probe --help' for more "
-				"information.\n",
-			argv[optind]);
-		return CORRAL_EXIT_INTERNAL;
+		return cli_usage_error("probe", "unexpected argument '%s'",
+				       argv[optind]);
 	}
 
 	struct corral_probe p;

@@ -45,6 +45,7 @@
 
 #include "corral.h"
 #include "result.h"
+#include "usage.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -70,9 +71,8 @@ static void say(const char *fmt, ...)
 
 static int bad_usage(const char *msg, const char *arg)
 {
-	say("%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "Try 'corral ps --help' for more information.\n");
-	return CORRAL_EXIT_INTERNAL;
+	return cli_usage_error("ps", "%s%s%s", msg, arg ? ": " : "",
+			       arg ? arg : "");
 }
 
 /* A number from /proc/PID/status ("Uid:", "TracerPid:"), or -1. These
@@ -288,12 +288,25 @@ int corral_ps_main(int argc, char **argv)
 {
 	bool stacks = false, json = false;
 	const char *pidarg = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--stacks") || !strcmp(argv[i], "-s"))
+	static const struct option opts[] = {
+		{"stacks", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 0;
+	opterr = 0;
+	/* no '+': a PID may come before the options (`corral ps 123 -s`) */
+	while ((c = getopt_long(argc, argv, ":sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
 			stacks = true;
-		else if (!strcmp(argv[i], "--json"))
+			break;
+		case 'J':
 			json = true;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			break;
+		case 'h':
 			printf("Usage: corral ps [--stacks|--json] [PID]\n"
 			       "Show the live tree of the corral with pid PID "
 			       "(one of yours);\n"
@@ -303,13 +316,14 @@ int corral_ps_main(int argc, char **argv)
 			       "--json: the same as one JSON object (the "
 			       "live processes) or array (the corrals).\n");
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1])
-			return bad_usage("unrecognized option", argv[i]);
-		else if (pidarg)
-			return bad_usage("one PID only", NULL);
-		else
-			pidarg = argv[i];
+		default:
+			return cli_bad_option("ps", argv, opts, c);
+		}
 	}
+	if (optind < argc)
+		pidarg = argv[optind++];
+	if (optind < argc)
+		return bad_usage("one PID only", NULL);
 	if (json && stacks)
 		return bad_usage("--json and --stacks", NULL);
 	if (!pidarg)

@@ -17,6 +17,7 @@
 
 #include "corral.h"
 #include "keyfile.h"
+#include "usage.h"
 
 int corral_report_main(int argc, char **argv);
 
@@ -45,10 +46,8 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "corral: report: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
-	fprintf(stderr, "Try 'corral report --help' for more information.\n");
-	return CORRAL_EXIT_INTERNAL;
+	return cli_usage_error("report", "%s%s%s", msg, arg ? ": " : "",
+			       arg ? arg : "");
 }
 
 static int write_out(const struct corral_report *r, const char *path,
@@ -108,7 +107,7 @@ int corral_report_main(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			tree = true;
@@ -142,7 +141,7 @@ int corral_report_main(int argc, char **argv)
 			keyfile = optarg;
 			break;
 		default:
-			return bad_usage("unknown option", argv[optind - 1]);
+			return cli_bad_option("report", argv, opts, c);
 		}
 	}
 	/* a trace or page written to stdout is the whole output */

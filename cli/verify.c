@@ -16,6 +16,7 @@
 
 #include "corral.h"
 #include "keyfile.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
@@ -36,7 +37,7 @@ static void usage(FILE *f)
 		"  --lines      print every line's verdict\n"
 		"\n"
 		"Exit status: 0 intact, 1 changed or not checkable, 2 not a\n"
-		"journal or bad usage.\n");
+		"journal or unreadable, 125 bad usage.\n");
 }
 
 /* Each run's lines and how many of them are bad (--head says per run). */
@@ -45,7 +46,7 @@ struct runs {
 	size_t n, cap;
 	struct run {
 		size_t first, last, bad;
-	} *v;
+	} * v;
 };
 
 static void on_line(const struct corral_journal_line *l, void *arg)
@@ -141,7 +142,7 @@ int corral_verify_main(int argc, char **argv)
 	int c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (keyfile_read("verify", optarg, key, &chk.keylen) <
@@ -159,25 +160,20 @@ int corral_verify_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			/* as every sub-command says it (docs/cli.md) */
-			fprintf(stderr,
-				"corral verify: unrecognized option '%s'\n"
-				"Try 'corral verify --help' for more "
-				"information.\n",
-				argv[optind - 1]);
-			return CORRAL_EXIT_INTERNAL;
+			return cli_bad_option("verify", argv, opts, c);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return cli_usage_error("verify", optind < argc
+							 ? "one journal only"
+							 : "which journal? (- "
+							   "for stdin)");
 	const char *path = argv[optind];
 	if (chk.head && (strlen(chk.head) != 64 ||
 			 strspn(chk.head, "0123456789abcdef") != 64)) {
-		fprintf(stderr, "corral verify: --head: 64 lowercase hex "
-				"digits expected\n");
-		return 2;
+		return cli_usage_error("verify",
+				       "--head: 64 lowercase hex digits "
+				       "expected");
 	}
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {

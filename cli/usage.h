@@ -1,0 +1,32 @@
+/* usage.h - usage errors said one way by every sub-command (docs/cli.md,
+ * "Conventions"). */
+#ifndef CORRAL_CLI_USAGE_H
+#define CORRAL_CLI_USAGE_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * What getopt_long refused (its '?' or, with a leading ':' in the option
+ * string, ':' for a missing argument), in coreutils' words: "unrecognized
+ * option '--x'", "invalid option -- 'x'", "option '--x' requires an
+ * argument", "option '--x' doesn't allow an argument", "option '--s' is
+ * ambiguous". Call right after getopt_long returned; writes err.
+ */
+void cli_option_error(char **argv, const struct option *lo, bool missing,
+		      char *err, size_t errlen);
+
+/*
+ * "corral: SUB: MESSAGE" and "Try 'corral SUB --help' for more
+ * information." on stderr; returns 125 (CORRAL_EXIT_INTERNAL). SUB NULL:
+ * "corral: MESSAGE", "Try 'corral --help' ...".
+ */
+int cli_usage_error(const char *sub, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* cli_option_error then cli_usage_error: a sub-command's getopt default. */
+int cli_bad_option(const char *sub, char **argv, const struct option *lo,
+		   int c);
+
+#endif
