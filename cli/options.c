@@ -158,7 +158,7 @@ const struct cli_opt *cli_run_options(size_t *n)
 void cli_usage_short(FILE *f)
 {
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "       corral ps [--stacks] [PID]\n"
+	      "       corral ps [--stacks|--json] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [OPTIONS] JOURNAL|-\n"
 	      "Try 'corral --help' for more information.\n",
@@ -168,7 +168,7 @@ void cli_usage_short(FILE *f)
 void cli_help(FILE *f)
 {
 	fputs("Usage: corral run [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "       corral ps [--stacks] [PID]\n"
+	      "       corral ps [--stacks|--json] [PID]\n"
 	      "       corral probe [--json] [--bwrap PATH]\n"
 	      "       corral report [--tree] [--format text|md|json] "
 	      "[--perfetto OUT]\n"

@@ -308,13 +308,20 @@ int corral_ps_main(int argc, char **argv)
 			break;
 		case 'h':
 			printf("Usage: corral ps [--stacks|--json] [PID]\n"
+			       "\n"
 			       "Show the live tree of the corral with pid PID "
 			       "(one of yours);\n"
-			       "--stacks adds the stack of every thread (the "
-			       "tree is stopped a moment).\n"
-			       "Without PID: list your running corrals.\n"
-			       "--json: the same as one JSON object (the "
-			       "live processes) or array (the corrals).\n");
+			       "without PID, list your running corrals.\n"
+			       "\n"
+			       "  -s, --stacks   add the stack of every thread "
+			       "(the tree is stopped a moment)\n"
+			       "      --json     the same as one JSON object "
+			       "(the live processes)\n"
+			       "                 or array (the corrals)\n"
+			       "  -h, --help     this help\n"
+			       "\n"
+			       "Exit status: 0; 1 no corral answers; 125 bad "
+			       "usage.\n");
 			return 0;
 		default:
 			return cli_bad_option("ps", argv, opts, c);

@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	      "  -q, --quiet        no summary (with --perfetto or --html)\n"
 	      "      --key FILE     the run's --journal-key, to check the\n"
 	      "                     digest chain of such a journal\n"
+	      "  -h, --help         this help\n"
 	      "\n"
 	      "Exit status: 0; 2 the journal cannot be read; 125 bad usage.\n",
 	      f);

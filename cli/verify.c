@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"               stderr): proves the journal is the one "
 		"written\n"
 		"  --lines      print every line's verdict\n"
+		"  -h, --help   this help\n"
 		"\n"
 		"Exit status: 0 intact, 1 changed or not checkable, 2 not a\n"
 		"journal or unreadable, 125 bad usage.\n");

@@ -34,7 +34,7 @@ listing() {
 # ------------------------------------------------ a packager's install
 S=$T/stage
 inst "$S" PREFIX=/usr LIBDIR="$LIBDIR"
-DOCS=$(cd "$ROOT" && ls README.md docs/*.md | sed 's|.*/||' | sort)
+DOCS=$(cd "$ROOT" && ls README.md docs/*.md docs/report-timeline.png docs/corral.1 | sort)
 EXAMPLES=$(cd "$ROOT/examples" && ls | sort)
 {
 	echo "755 /usr/bin/corral"
@@ -45,12 +45,24 @@ EXAMPLES=$(cd "$ROOT/examples" && ls | sort)
 	echo "644 $LIBDIR/libcorral.so.$VERSION"
 	echo "644 $LIBDIR/pkgconfig/corral.pc"
 	for f in $DOCS; do echo "644 /usr/share/doc/corral/$f"; done
+	echo "644 /usr/share/bash-completion/completions/corral"
 	for f in $EXAMPLES; do echo "644 /usr/share/doc/corral/examples/$f"; done
 	echo "644 /usr/share/man/man1/corral.1"
 } | sort -k2 >"$T/want"
 listing "$S" >"$T/got"
 diff -u "$T/want" "$T/got" >"$T/tree.diff" ||
 	{ fail "installed tree differs from the expected one:"; cat "$T/tree.diff" >&2; }
+
+# Every link of the installed README resolves in the installed tree.
+grep -oE '\]\([^)#]+\)' "$S/usr/share/doc/corral/README.md" | sed 's/^](//; s/)$//' |
+	grep -v '://' | sort -u >"$T/links"
+[ "$(wc -l <"$T/links")" -ge 5 ] || fail "found only $(wc -l <"$T/links") links in README.md"
+while read -r l; do
+	[ -e "$S/usr/share/doc/corral/$l" ] || fail "README.md links $l: not installed"
+done <"$T/links"
+# bash-completion's own loader finds it by the command's name
+cmp -s "$S/usr/share/bash-completion/completions/corral" "$ROOT/completion/corral.bash" ||
+	fail "installed completion differs from completion/corral.bash"
 
 SO=$S$LIBDIR/libcorral.so.$VERSION
 soname=$(readelf -d "$SO" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -132,12 +144,13 @@ left=$(listing "$S")
 # ------------------------------------- every directory variable honoured
 S2=$T/stage2
 VARS=(PREFIX=/p BINDIR=/x/bin LIBDIR=/x/lib INCLUDEDIR=/x/inc MANDIR=/x/man
-	DOCDIR=/x/doc PKGCONFIGDIR=/x/pc)
+	DOCDIR=/x/doc PKGCONFIGDIR=/x/pc COMPLETIONDIR=/x/bc)
 inst "$S2" "${VARS[@]}"
 [ -e "$S2/p" ] && fail "something was installed under PREFIX although every directory was given: $(find "$S2/p" | head -3)"
 for f in /x/bin/corral /x/lib/libcorral.so.$VERSION /x/lib/libcorral.so.$MAJOR \
 	/x/lib/libcorral.so /x/lib/libcorral.a /x/inc/corral.h /x/man/man1/corral.1 \
-	/x/doc/README.md /x/doc/examples/run_timeout.c /x/pc/corral.pc; do
+	/x/doc/README.md /x/doc/docs/design.md /x/doc/examples/run_timeout.c /x/pc/corral.pc \
+	/x/bc/corral; do
 	[ -e "$S2$f" ] || fail "$f not installed"
 done
 # Outside PREFIX, the .pc has absolute paths.
