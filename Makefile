@@ -2,7 +2,8 @@
 #
 #   make            build/corral, build/libcorral.a, build/libcorral.so*
 #   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
-#                   DOCDIR, PKGCONFIGDIR (GNU defaults under /usr/local);
+#                   DOCDIR, PKGCONFIGDIR, COMPLETIONDIR (GNU defaults
+#                   under /usr/local);
 #                   make uninstall with the same variables removes it all
 #   make deps       install missing Debian packages (or print the command)
 #   make test       unit (cmocka) + integration tests
@@ -18,7 +19,10 @@ PKGS    := libseccomp libunwind-ptrace yajl libcrypto
 CFLAGS  ?= -O2 -g
 # -fvisibility=hidden: the library exports what include/corral.h declares
 # and nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
-override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+# WERROR= builds with warnings as warnings (debian/rules: a newer compiler's
+# new warning must not fail a distribution's build); developers keep -Werror.
+WERROR  ?= -Werror
+override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow -Wno-unused-parameter \
            -fPIC -fvisibility=hidden -D_GNU_SOURCE
 # The library sees its internal headers; the CLI sees only corral.h.
 LIB_INC := -Iinclude -Itracer -Isandbox
@@ -56,7 +60,9 @@ DATADIR      ?= $(PREFIX)/share
 MANDIR       ?= $(DATADIR)/man
 DOCDIR       ?= $(DATADIR)/doc/corral
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-DOCS         := README.md $(wildcard docs/*.md)
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+# README.md in DOCDIR, what it links in DOCDIR/docs: its links resolve.
+DOCS         := $(wildcard docs/*.md) docs/report-timeline.png docs/corral.1
 EXAMPLES     := $(wildcard examples/*.c) examples/Makefile
 # Run after (un)installing without DESTDIR, as root; LDCONFIG= to skip.
 LDCONFIG     ?= ldconfig
@@ -198,7 +204,8 @@ print-pkgs:
 check-deb: deps
 	BUILD=$(BUILD) bash tests/package/deb.sh
 
-unit: all $(UNIT_BIN)
+# The unit tests alone (debian/rules runs them in the package build).
+unit: all $(UNIT_BIN) $(FIX_BIN)
 	BUILD=$(BUILD) tests/run.sh unit
 
 integration: all $(FIX_BIN) $(TESTKERNEL)
@@ -223,7 +230,8 @@ pcpath = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/corral $(DESTDIR)$(BINDIR)/corral
 	install -m 0644 $(BUILD)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SOFILE)
 	ln -sfn $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -237,7 +245,9 @@ install: all
 	    corral.pc.in > $(BUILD)/corral.pc
 	install -m 0644 $(BUILD)/corral.pc $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
 	install -m 0644 docs/corral.1 $(DESTDIR)$(MANDIR)/man1/corral.1
-	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 completion/corral.bash $(DESTDIR)$(COMPLETIONDIR)/corral
 	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	$(if $(LDCONFIG),@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi)
 
@@ -246,10 +256,12 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libcorral.so $(DESTDIR)$(LIBDIR)/libcorral.a \
 	      $(DESTDIR)$(INCLUDEDIR)/corral.h $(DESTDIR)$(PKGCONFIGDIR)/corral.pc \
-	      $(DESTDIR)$(MANDIR)/man1/corral.1
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) \
+	      $(DESTDIR)$(MANDIR)/man1/corral.1 $(DESTDIR)$(COMPLETIONDIR)/corral
+	rm -f $(DESTDIR)$(DOCDIR)/README.md \
+	      $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS))) \
 	      $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
-	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
+	      $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	$(if $(LDCONFIG),@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi)
 
 clean:

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/package/deb.sh (make check-deb; .ci/run runs it after make test):
 # the Debian packages. `dpkg-buildpackage -b -us -uc` on a copy of the tree
-# builds corral, libcorral0 and libcorral-dev; lintian reports no error
+# builds corral, libcorral0 and libcorral-dev, running the unit tests
+# (dh_auto_test) and without -Werror; lintian reports no error
 # (its output is shown); the packages install on this machine; the
-# installed corral runs a command, an installed example builds with the
+# installed corral runs a command, the README's links resolve among the
+# installed docs, the bash completion completes, an installed example builds with the
 # system's pkg-config (shared and static) and runs; removing and purging
 # the packages leaves none of their files behind and the library out of
 # the linker's cache.
@@ -65,7 +67,16 @@ want() { # want DEB PATH...
 		contents "$deb" | grep -qxF "$f" || fail "${deb##*/} lacks $f"
 	done
 }
-want "${DEBS[0]}" /usr/bin/corral /usr/share/man/man1/corral.1.gz /usr/share/doc/corral/copyright
+want "${DEBS[0]}" /usr/bin/corral /usr/share/man/man1/corral.1.gz /usr/share/doc/corral/copyright \
+	/usr/share/bash-completion/completions/corral /usr/share/doc/corral/README.md \
+	/usr/share/doc/corral/docs/design.md
+# The package build ran the unit tests (dh_auto_test) and compiled without
+# -Werror (hardening's -Werror=format-security is another flag).
+grep -qE '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' "$T/build.log" ||
+	fail "the package build did not run the unit tests (dh_auto_test): $(grep -E 'passed|failed' "$T/build.log" | tail -3)"
+grep -qE '^(cc|gcc) .*-std=gnu11' "$T/build.log" || fail "no compiler line in the build log"
+grep -E '^(cc|gcc) .*-Werror( |$)' "$T/build.log" | head -2 | grep . &&
+	fail "the package build compiles with -Werror (above)"
 want "${DEBS[1]}" "/usr/lib/$MA/libcorral.so.$SOV" "/usr/lib/$MA/libcorral.so.0"
 want "${DEBS[2]}" /usr/include/corral.h "/usr/lib/$MA/libcorral.a" "/usr/lib/$MA/libcorral.so" \
 	"/usr/lib/$MA/pkgconfig/corral.pc" /usr/share/doc/libcorral-dev/examples/run_timeout.c \
@@ -93,6 +104,17 @@ for p in "${PKGS_BUILT[@]}"; do
 done
 ldconfig -p | grep -q "libcorral.so.0 .*/lib/$MA/libcorral.so.0" ||
 	fail "libcorral.so.0 is not in the linker's cache after install"
+
+# Every link of the installed README resolves (the docs are not compressed).
+grep -oE '\]\([^)#]+\)' /usr/share/doc/corral/README.md | sed 's/^](//; s/)$//' |
+	grep -v '://' | sort -u >"$T/links"
+[ "$(wc -l <"$T/links")" -ge 5 ] || fail "found only $(wc -l <"$T/links") links in the installed README.md"
+while read -r l; do
+	[ -e "/usr/share/doc/corral/$l" ] || fail "the installed README.md links $l: not there"
+done <"$T/links"
+bash --norc --noprofile -c '. /usr/share/bash-completion/completions/corral &&
+	COMP_WORDS=(corral r) COMP_CWORD=1 && _corral && echo "${COMPREPLY[*]}"' >"$T/comp" 2>&1
+expect_eq "$(tr ' ' '\n' <"$T/comp" | sort | tr '\n' ' ')" "report run " "the installed completion of 'corral r'"
 
 RUN_LABEL="installed corral"
 run -- /usr/bin/corral run -- true

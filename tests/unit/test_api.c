@@ -1,4 +1,7 @@
 /*
+ * test: needs ptrace (real traced children: tests/run.sh skips it where
+ * its probe sees ptrace refused, as in some package build chroots)
+ *
  * test_api.c - the promises of corral.h about its ABI and its use from a
  * host program, with real processes: caller structs of other sizes
  * (older and newer headers), what a callback may call (-EDEADLK, an end

@@ -1,4 +1,7 @@
 /*
+ * test: needs ptrace (real traced children: tests/run.sh skips it where
+ * its probe sees ptrace refused, as in some package build chroots)
+ *
  * test_filter.c - the containment filter on real processes.
  *
  * Each test forks a child that installs the filter (guard = this test

@@ -1,4 +1,7 @@
 /*
+ * test: needs ptrace (real traced children: tests/run.sh skips it where
+ * its probe sees ptrace refused, as in some package build chroots)
+ *
  * test_library.c - the library API (include/corral.h) with real processes:
  * events through the callback, the loop driven step by step, the tree
  * query, ending on request, stop-all/resume-all, and corral_free() on a

@@ -1,4 +1,7 @@
 /*
+ * test: needs ptrace (real traced children: tests/run.sh skips it where
+ * its probe sees ptrace refused, as in some package build chroots)
+ *
  * test_unwind.c - the stack unwinder (tracer/unwind.c) on real processes.
  *
  * Fixtures come from $BUILD/fixtures (BUILD defaults to "build"): make
