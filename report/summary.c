@@ -185,6 +185,67 @@ static void put_enum(const struct ctx *c, struct ustr u, const char *const *set,
 	esc_enum(c->f, u, set, kind(c, table));
 }
 
+/*
+ * Why the tree was ended, in words ("because ..."): the journal's reason
+ * (an esc_reasons value) is a name for programs. NULL for none and for a
+ * value corral does not write (put_because quotes that one).
+ */
+static const char *because(struct ustr reason)
+{
+	static const struct {
+		const char *reason, *words;
+	} t[] = {
+		{"exited", "the command exited and left processes behind"},
+		{"timeout", "the timeout expired"},
+		{"signal", "corral got a signal"},
+		{"parent", "corral's parent died"},
+		{"max-procs", "the tree had more processes than --max-procs"},
+		{"escape", "a member tried to escape (--escape=kill)"},
+		{"request", "the program using libcorral asked"},
+		{"journal", "a journal line was lost (--journal-strict)"},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (us_eq(reason, t[i].reason))
+			return t[i].words;
+	return NULL;
+}
+
+/* "because WORDS" for REASON (SIG: the signal corral got, if known). */
+static void put_because(const struct ctx *c, struct ustr reason,
+			struct ustr sig)
+{
+	const char *w = because(reason);
+	fputs("because ", c->f);
+	if (!w) {
+		fputs("of reason ", c->f);
+		put_enum(c, reason, esc_reasons, true);
+		return;
+	}
+	if (us_eq(reason, "signal") && us_ok(sig)) {
+		fputs("corral got ", c->f);
+		put_enum(c, sig, NULL, true);
+		return;
+	}
+	fputs(w, c->f);
+}
+
+/* The command's own end, in words: "exited with status 3", ... */
+static void put_command_end(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	if (m->sandbox_failed)
+		fputs("the sandbox could not be built", f);
+	else if (us_ok(m->exec_error)) {
+		fputs("the command could not run: ", f);
+		put(c, us_sub(m->exec_error, 0, 60), true);
+	} else if (us_ok(m->end_signal)) {
+		fputs("the command was killed by ", f);
+		put_enum(c, m->end_signal, NULL, true);
+	} else
+		fprintf(f, "the command exited with status %d", m->end_status);
+}
+
 static void result_row(const struct ctx *c)
 {
 	const struct corral_report *m = c->m;
@@ -195,24 +256,19 @@ static void result_row(const struct ctx *c)
 		row_end(c);
 		return;
 	}
-	fprintf(f, "exit code %d, reason ", m->exit_code);
-	put_enum(c, m->end_reason, esc_reasons, true);
-	if (us_ok(m->by_signal)) {
-		fputs(" by ", f);
-		put_enum(c, m->by_signal, NULL, true);
+	/* "corral exited 124 because the timeout expired; the command was
+	 * killed by SIGTERM": what the shell saw, why, what the command did */
+	fprintf(f, "corral exited %d", m->exit_code);
+	bool plain =
+		us_eq(m->end_reason, "none") || us_eq(m->end_reason, "exited");
+	if (!plain) {
+		fputc(' ', f);
+		put_because(c, m->end_reason, m->by_signal);
 	}
-	fputs(" (", f);
-	if (m->sandbox_failed)
-		fputs("the sandbox could not be built", f);
-	else if (us_ok(m->exec_error)) {
-		fputs("the command could not run: ", f);
-		put(c, us_sub(m->exec_error, 0, 60), true);
-	} else if (us_ok(m->end_signal)) {
-		fputs("command killed by ", f);
-		put_enum(c, m->end_signal, NULL, true);
-	} else
-		fprintf(f, "command exit status %d", m->end_status);
-	fputc(')', f);
+	fputs("; ", f);
+	put_command_end(c);
+	if (us_eq(m->end_reason, "exited"))
+		fputs(" and left processes behind", f);
 	row_end(c);
 }
 
@@ -270,8 +326,7 @@ static void list_how(const struct ctx *c, const char *title, int how)
  * birth order; at most LIST_MAX, the rest counted. One pass per outcome
  * over the processes: linear in the run's size.
  */
-static const int fail_order[] = {HOW_CRASHED, HOW_FAILED, HOW_KILLED,
-				 HOW_LEFT};
+static const int fail_order[] = {HOW_CRASHED, HOW_FAILED, HOW_KILLED, HOW_LEFT};
 #define NFAIL (sizeof(fail_order) / sizeof(fail_order[0]))
 
 static size_t fail_count(const struct corral_report *m)
@@ -327,8 +382,8 @@ static void list_failed(const struct ctx *c)
 		if (p->has_exit)
 			fprintf(c->f, " at %.3fs", p->ended);
 		fprintf(c->f, ", ran %.3fs]", life(m, i));
-		const char *nl = c->fmt == CORRAL_REPORT_MD ? " <br>"
-							    : "\n      ";
+		const char *nl =
+			c->fmt == CORRAL_REPORT_MD ? " <br>" : "\n      ";
 		struct ustr cwd = cwd_of(m, i);
 		if (us_ok(cwd)) {
 			fprintf(c->f, "%scwd: ", nl);
@@ -461,11 +516,13 @@ static void summary_text(const struct ctx *c)
 		row(c, "timeout", "%gs", m->timeout);
 	char setup[96] = "";
 	if (m->n_setup) /* --sandbox: bubblewrap's own, ended as designed */
-		snprintf(setup, sizeof(setup),
-			 " (%lu of them the sandbox's setup, ended as designed)",
-			 m->n_setup);
+		snprintf(
+			setup, sizeof(setup),
+			" (%lu of them the sandbox's setup, ended as designed)",
+			m->n_setup);
 	row(c, "counts",
-	    "%zu processes, %zu threads, %lu execs; %lu exited 0%s, %lu failed, "
+	    "%zu processes, %zu threads, %lu execs; %lu exited 0%s, %lu "
+	    "failed, "
 	    "%lu left behind, %lu ended by corral, %lu crashed%s",
 	    m->nprocs, m->nthreads, m->n_execs, m->how_count[HOW_OK], setup,
 	    m->how_count[HOW_FAILED], m->how_count[HOW_LEFT],
@@ -481,8 +538,9 @@ static void summary_text(const struct ctx *c)
 	for (size_t i = 0; i < m->nfuse; i++) {
 		const struct rfuse *fu = &m->fuse[i];
 		row_begin(c, "fuse abort");
-		fprintf(f, "connection %ld (its device held by %d): %s", fu->conn,
-			fu->pid, fu->aborted ? "aborted" : "not aborted: ");
+		fprintf(f, "connection %ld (its device held by %d): %s",
+			fu->conn, fu->pid,
+			fu->aborted ? "aborted" : "not aborted: ");
 		if (!fu->aborted)
 			put(c, fu->error, true);
 		row_end(c);
@@ -499,15 +557,13 @@ static void summary_text(const struct ctx *c)
 		row_end(c);
 	}
 	if (m->has_ending) {
+		/* "the tree was ended from 0.3s because the timeout
+		 * expired: grace ..." (the journal's "ending" event) */
 		row_begin(c, "ending");
-		fprintf(f, "at %.6fs (", m->ending_t);
-		put_enum(c, m->ending_reason, esc_reasons, true);
-		if (us_ok(m->ending_signal)) {
-			fputc(' ', f);
-			put_enum(c, m->ending_signal, NULL, true);
-		}
+		fprintf(f, "the tree was ended from %.6fs ", m->ending_t);
+		put_because(c, m->ending_reason, m->ending_signal);
 		fprintf(f,
-			"): grace %.6fs, stop %.6fs, kill %.6fs; %ld "
+			": grace %.6fs, stop %.6fs, kill %.6fs; %ld "
 			"SIGKILLed, %ld survivors",
 			m->phase_grace, m->phase_stop, m->phase_kill,
 			m->end_killed, m->end_survivors);
@@ -721,6 +777,10 @@ static void summary_json(const struct ctx *c)
 		fprintf(f, "%d", m->exit_code);
 		jkey(f, "reason", &first);
 		jstr(f, m->end_reason);
+		if (us_ok(m->by_signal)) {
+			jkey(f, "by_signal", &first);
+			jstr(f, m->by_signal);
+		}
 		if (us_ok(m->end_signal)) {
 			jkey(f, "signal", &first);
 			jstr(f, m->end_signal);
@@ -782,6 +842,10 @@ static void summary_json(const struct ctx *c)
 		out_num(f, m->ending_t);
 		fputs(",\"reason\":", f);
 		jstr(f, m->ending_reason);
+		if (us_ok(m->ending_signal)) {
+			fputs(",\"signal\":", f);
+			jstr(f, m->ending_signal);
+		}
 		fputs(",\"grace\":", f);
 		out_num(f, m->phase_grace);
 		fputs(",\"stop\":", f);

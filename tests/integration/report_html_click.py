@@ -9,6 +9,7 @@ SCRIPT is a list of steps; each prints one line of output:
   ["click", CSS]          press and release the mouse on the element's centre
   ["type", CSS, TEXT]     click the element, select all, type TEXT
   ["attr", NAME]          print document.body.dataset[NAME] once the page settled
+  ["eval", NAME, JS]      print NAME=<the JSON of JS's value>
 Exits 0 when every step ran, 2 when the page or the browser failed."""
 import json, os, subprocess, sys, tempfile, time
 
@@ -116,6 +117,9 @@ for step in script:
         send("Input.insertText", {"text": step[2]}, s)
         time.sleep(0.5)  # the text filter waits 120 ms for more typing
         print("typed " + step[2])
+    elif step[0] == "eval":
+        time.sleep(0.1)
+        print("%s=%s" % (step[1], json.dumps(js(step[2]))))
     elif step[0] == "attr":
         time.sleep(0.1)
         print("%s=%s" % (step[1], js("document.body.dataset[%s]" % json.dumps(step[1]))))

@@ -23,7 +23,8 @@ cat >"$T/steps.json" <<'J'
  ["click", ".lg[data-how=\"3\"]"], ["attr", "bars"],
  ["click", ".lg[data-how=\"1\"]"], ["click", ".lg[data-how=\"3\"]"], ["attr", "bars"],
  ["type", "#filter", "exit 3"], ["attr", "bars"],
- ["type", "#filter", "sigsegv"], ["attr", "bars"]]
+ ["type", "#filter", "sigsegv"], ["attr", "bars"],
+ ["eval", "stats", "document.getElementById('stats').textContent"]]
 J
 if ! timeout -k 5 150 python3 "$ROOT/tests/integration/report_html_click.py" "$T/r.html" "$T/steps.json" >"$T/clicks" 2>&1; then
 	fail "driving chromium failed: $(tail -3 "$T/clicks")"
@@ -36,4 +37,15 @@ expect_eq "${bars[2]:-}" 3 "rows after adding 'crashed'"
 expect_eq "${bars[3]:-}" 6 "rows after both clicked again"
 expect_eq "${bars[4]:-}" 2 "rows matching the text 'exit 3'"
 expect_eq "${bars[5]:-}" 1 "rows matching the text 'sigsegv'"
+# the header in words, as the text summary says it (no "exit code 0
+# (exited)", no "ending exited at")
+stats=$(sed -n 's/^stats=//p' "$T/clicks")
+case $stats in
+*"corral exited 0; the command exited with status 0 and left processes behind"*) ;;
+*) fail "the header's result is not in words: $stats" ;;
+esac
+case $stats in
+*"the tree was ended from "*" because the command exited and left processes behind"*) ;;
+*) fail "the header's ending is not in words: $stats" ;;
+esac
 done_test
