@@ -77,7 +77,7 @@ $(BUILD)/obj/cli/%.o: cli/%.c include/corral.h $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CLI_INC) -c -o $@ $<
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h sandbox/*.h report/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h tracer/*.def sandbox/*.h report/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -148,7 +148,7 @@ TK_OBJ := $(TK_SRC:%.c=$(BUILD)/obj-testkernel/%.o) $(BUILD)/obj-testkernel/test
 TESTKERNEL := $(BUILD)/tests/corral-testkernel
 
 $(BUILD)/obj-testkernel/tracer/%.o: tracer/%.c tests/testkernel/testkernel.h \
-		$(wildcard include/*.h tracer/*.h sandbox/*.h)
+		$(wildcard include/*.h tracer/*.h tracer/*.def sandbox/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DCORRAL_TESTING $(LIB_INC) -Itests/testkernel $(PKG_CFLAGS) -c -o $@ $<
 
@@ -277,7 +277,7 @@ REPORT_FUZZ := $(BUILD)/fuzz/fuzz_report
 REPORT_FUZZ_SECONDS ?= 60
 # The reader calls the journal's chain check, which pulls in most of the
 # library: the whole library is built into the target (with clang).
-$(REPORT_FUZZ): fuzz/fuzz_report.c $(LIB_SRC) $(wildcard report/*.h \
+$(REPORT_FUZZ): fuzz/fuzz_report.c $(LIB_SRC) $(wildcard report/*.h tracer/*.def \
 		tracer/*.h sandbox/*.h) include/corral.h \
 		$(BUILD)/gen/timeline_html.inc
 	@mkdir -p $(dir $@)

@@ -152,6 +152,11 @@ enum {
 	CORRAL_EXIT_NOTFOUND = 127, /* command not found */
 };
 
+/*
+ * Event types: a journal line's "event" is corral_event_name(type). Values
+ * are only added, at the end (docs/api.md): a callback ignores a type it
+ * does not know. The library's list is tracer/events.def.
+ */
 enum corral_event_type {
 	CORRAL_EV_START,
 	CORRAL_EV_FORK,
@@ -176,7 +181,6 @@ enum corral_event_type {
 				 serve (their tasks could not die) */
 	CORRAL_EV_SURVIVOR,   /* a task of the tree still there at the end */
 	CORRAL_EV_PTRACE, /* the emulated ptrace: attach, detach, refused... */
-	CORRAL_EV__COUNT
 };
 
 /* Why the tree is being ended. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "names.h"
 #include "report.h"
 
 /* ------------------------------------------------------------ pidmap */
@@ -734,27 +735,47 @@ static int ev_end(struct corral_report *m, const struct jdoc *d,
 	return 0;
 }
 
+const char *const rpt_mark_names[MK__COUNT] = {
+#define MARK(id, name) [MK_##id] = name,
+#include "events.def"
+#undef MARK
+};
+
+/* The mark each event puts on its process's row, MK_NONE for none. */
+static const signed char event_mark[CORRAL_EV__COUNT] = {
+#define EV(id, name, mark, keys, doc) [CORRAL_EV_##id] = MK_##mark,
+#include "events.def"
+#undef EV
+};
+
+/*
+ * One event line. The switch names every type of tracer/events.def, with
+ * no default: a type added there without its case here does not build
+ * (-Wswitch), so the report knows every event the writer can write
+ * (tests/unit/test_events.c reads a journal with one of each). A name it
+ * does not know (a newer corral's) is counted and noted.
+ */
 static int event(struct corral_report *m, const struct jdoc *d,
 		 const struct jnode *o, const char *ev, double t,
 		 unsigned long line)
 {
-	if (!strcmp(ev, "fork") || !strcmp(ev, "vfork") || !strcmp(ev, "clone"))
+	int type = event_by_name(ev, strlen(ev));
+	if (type < 0) {
+		m->unknown_events++;
+		return 0;
+	}
+	switch ((enum corral_event_type)type) {
+	case CORRAL_EV_FORK:
+	case CORRAL_EV_VFORK:
+	case CORRAL_EV_CLONE:
 		return ev_create(m, d, o, t, line, false);
-	if (!strcmp(ev, "thread"))
+	case CORRAL_EV_THREAD:
 		return ev_create(m, d, o, t, line, true);
-	if (!strcmp(ev, "exec"))
+	case CORRAL_EV_EXEC:
 		return ev_exec(m, d, o, t, line, false);
-	if (!strcmp(ev, "exit"))
+	case CORRAL_EV_EXIT:
 		return ev_exit(m, d, o, t, line);
-	if (!strcmp(ev, "signal"))
-		return ev_mark(m, d, o, t, line, MK_SIGNAL);
-	if (!strcmp(ev, "stop"))
-		return ev_mark(m, d, o, t, line, MK_STOP);
-	if (!strcmp(ev, "cont"))
-		return ev_mark(m, d, o, t, line, MK_CONT);
-	if (!strcmp(ev, "escape"))
-		return ev_mark(m, d, o, t, line, MK_ESCAPE);
-	if (!strcmp(ev, "stack")) {
+	case CORRAL_EV_STACK:
 		if (!jd_get(d, o, "pid")) {
 			size_t el = 0;
 			const char *err = jd_string(d, o, "error", &el);
@@ -764,11 +785,18 @@ static int event(struct corral_report *m, const struct jdoc *d,
 				rpt_note(m, line, "stacks: skipped");
 			return 0;
 		}
-		return ev_mark(m, d, o, t, line, MK_STACK);
-	}
-	if (!strcmp(ev, "core"))
+		return ev_mark(m, d, o, t, line, event_mark[type]);
+	case CORRAL_EV_SIGNAL:
+	case CORRAL_EV_STOP:
+	case CORRAL_EV_CONT:
+	case CORRAL_EV_ESCAPE:
+	case CORRAL_EV_DENIED:
+	case CORRAL_EV_LEFT:
+	case CORRAL_EV_PTRACE:
+		return ev_mark(m, d, o, t, line, event_mark[type]);
+	case CORRAL_EV_CORE:
 		return ev_core(m, d, o, t, line);
-	if (!strcmp(ev, "survivor")) {
+	case CORRAL_EV_SURVIVOR:
 		if (m->nsurvivors < RPT_LISTED) {
 			struct rsurvivor *s = &m->survivors[m->nsurvivors++];
 			s->pid = num_i(d, o, "pid");
@@ -777,8 +805,7 @@ static int event(struct corral_report *m, const struct jdoc *d,
 			s->wchan = str_dup(d, o, "wchan");
 		}
 		return 0;
-	}
-	if (!strcmp(ev, "fuse_abort")) {
+	case CORRAL_EV_FUSE_ABORT:
 		if (m->nfuse < RPT_LISTED) {
 			struct rfuse *fu = &m->fuse[m->nfuse++];
 			double v;
@@ -789,16 +816,9 @@ static int event(struct corral_report *m, const struct jdoc *d,
 			fu->error = str_dup(d, o, "error");
 		}
 		return 0;
-	}
-	if (!strcmp(ev, "dying"))
+	case CORRAL_EV_DYING:
 		return 0; /* the end line has the count */
-	if (!strcmp(ev, "denied"))
-		return ev_mark(m, d, o, t, line, MK_DENIED);
-	if (!strcmp(ev, "left"))
-		return ev_mark(m, d, o, t, line, MK_LEFT);
-	if (!strcmp(ev, "ptrace"))
-		return ev_mark(m, d, o, t, line, MK_PTRACE);
-	if (!strcmp(ev, "ending")) {
+	case CORRAL_EV_ENDING:
 		if (!m->has_ending) {
 			m->has_ending = true;
 			m->ending_t = t;
@@ -806,11 +826,12 @@ static int event(struct corral_report *m, const struct jdoc *d,
 			m->ending_signal = str_dup(d, o, "signal");
 		}
 		return 0;
-	}
-	if (!strcmp(ev, "end"))
+	case CORRAL_EV_END:
 		return ev_end(m, d, o, t);
-	if (!strcmp(ev, "snapshot") || !strcmp(ev, "start"))
+	case CORRAL_EV_SNAPSHOT:
+	case CORRAL_EV_START:
 		return 0;
+	}
 	m->unknown_events++;
 	return 0;
 }

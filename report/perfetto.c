@@ -284,14 +284,6 @@ static void flows(const struct corral_report *m, const struct ids *ids, FILE *f,
 	}
 }
 
-static const char *const mark_cat[MK__COUNT] = {
-	[MK_SIGNAL] = "signal", [MK_STOP] = "stop",
-	[MK_CONT] = "cont",	[MK_ESCAPE] = "escape",
-	[MK_STACK] = "stack",	[MK_DENIED] = "denied",
-	[MK_LEFT] = "left",	[MK_ALTERED] = "altered",
-	[MK_PTRACE] = "ptrace",
-};
-
 static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 		  bool *first)
 {
@@ -340,8 +332,8 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 			n.pre = alt;
 		}
 		if (k->proc < 0) {
-			instant(f, first, gpid, gpid, 'g', mark_cat[k->kind],
-				&n, k->t);
+			instant(f, first, gpid, gpid, 'g',
+				rpt_mark_names[k->kind], &n, k->t);
 		} else {
 			const struct rproc *p = &m->procs[k->proc];
 			int P = ids->proc[k->proc], tid = P;
@@ -350,8 +342,8 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 					 : -1;
 			if (th >= 0 && m->threads[th].proc == k->proc)
 				tid = ids->thread[th];
-			instant(f, first, P, tid, 't', mark_cat[k->kind], &n,
-				k->t);
+			instant(f, first, P, tid, 't', rpt_mark_names[k->kind],
+				&n, k->t);
 		}
 		fprintf(f, ",\"args\":{\"line\":%lu", k->line);
 		if (k->kind == MK_STACK || k->kind == MK_ESCAPE) {

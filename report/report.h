@@ -255,18 +255,16 @@ struct rthread {
 	double born, ended;
 };
 
+/* A mark on a process's row (tracer/events.def: MARK, and EV's mark). */
 enum rpt_mark {
-	MK_SIGNAL,
-	MK_STOP,
-	MK_CONT,
-	MK_ESCAPE,
-	MK_STACK,
-	MK_DENIED,
-	MK_LEFT,
-	MK_ALTERED,
-	MK_PTRACE, /* the emulated ptrace: text "action tracee: detail" */
-	MK__COUNT
+#define MARK(id, name) MK_##id,
+#include "events.def"
+#undef MARK
+	MK__COUNT,
+	MK_NONE = -1 /* an event that marks nothing */
 };
+/* Its name: Perfetto's category, the HTML's MK table. */
+extern const char *const rpt_mark_names[MK__COUNT];
 
 struct rmark {
 	double t;

@@ -286,6 +286,26 @@ static void put_end(struct corral *c, struct sbuf *b)
 	}
 }
 
+/* The keys of an event about a task (events.def: pid ... setup). */
+static void put_task(struct sbuf *b, const struct corral_event *ev)
+{
+	put_num(b, "pid", ev->pid);
+	if (ev->tgid)
+		put_num(b, "tgid", ev->tgid);
+	if (ev->ppid)
+		put_num(b, "ppid", ev->ppid);
+	if (ev->nspid)
+		put_num(b, "nspid", ev->nspid);
+	if (ev->setup)
+		sb_puts(b, ",\"setup\":true");
+}
+
+/*
+ * One line. The switch names every event type, with no default: a type
+ * added to events.def and corral.h without its keys here does not build
+ * (-Wswitch). The keys written are those events.def lists
+ * (tests/unit/test_events.c writes one of each and reads them back).
+ */
 static void format(struct corral *c, const struct corral_event *ev,
 		   struct sbuf *b)
 {
@@ -295,20 +315,20 @@ static void format(struct corral *c, const struct corral_event *ev,
 	switch (ev->type) {
 	case CORRAL_EV_START:
 		put_start(c, b, ev);
-		goto out;
+		break;
 	case CORRAL_EV_END:
 		put_end(c, b);
-		goto out;
+		break;
 	case CORRAL_EV_SNAPSHOT:
 		sb_json_key(b, "members");
 		sb_puts(b, ev->raw ? ev->raw : "[]");
-		goto out;
+		break;
 	case CORRAL_EV_DYING:
 		put_time(b, "waited", ev->waited);
 		put_num(b, "tasks", (long)ev->count);
 		sb_json_key(b, "pids");
 		sb_puts(b, ev->raw ? ev->raw : "[]");
-		goto out;
+		break;
 	case CORRAL_EV_CORE:
 		/* A budget note has no pid: it is about the round. */
 		if (ev->pid)
@@ -333,43 +353,32 @@ static void format(struct corral *c, const struct corral_event *ev,
 		}
 		if (ev->error)
 			put_str(b, "error", ev->error);
-		goto out;
+		break;
 	case CORRAL_EV_FUSE_ABORT:
 		put_num(b, "conn", (long)ev->conn);
 		put_num(b, "pid", ev->pid);
-		sb_puts(b, ev->error ? ",\"aborted\":false" : ",\"aborted\":true");
+		sb_puts(b,
+			ev->error ? ",\"aborted\":false" : ",\"aborted\":true");
 		if (ev->error)
 			put_str(b, "error", ev->error);
-		goto out;
+		break;
 	case CORRAL_EV_SURVIVOR:
 		put_num(b, "pid", ev->pid);
 		put_num(b, "tgid", ev->tgid);
 		put_str(b, "state", ev->state ? ev->state : "?");
 		if (ev->wchan && *ev->wchan)
 			put_str(b, "wchan", ev->wchan);
-		goto out;
+		break;
 	case CORRAL_EV_ENDING:
 		put_str(b, "reason", corral_reason_name(ev->reason));
 		if (ev->sig)
 			put_signal(b, ev->sig);
 		if (ev->detail)
 			put_str(b, "detail", ev->detail);
-		goto out;
-	default:
 		break;
-	}
-	put_num(b, "pid", ev->pid);
-	if (ev->tgid)
-		put_num(b, "tgid", ev->tgid);
-	if (ev->ppid)
-		put_num(b, "ppid", ev->ppid);
-	if (ev->nspid)
-		put_num(b, "nspid", ev->nspid);
-	if (ev->setup)
-		sb_puts(b, ",\"setup\":true");
-	switch (ev->type) {
 	case CORRAL_EV_EXEC:
 	case CORRAL_EV_LEFT:
+		put_task(b, ev);
 		if (ev->path)
 			put_str(b, "path", ev->path);
 		if (ev->argv) {
@@ -383,12 +392,15 @@ static void format(struct corral *c, const struct corral_event *ev,
 		break;
 	case CORRAL_EV_SIGNAL:
 	case CORRAL_EV_STOP:
+		put_task(b, ev);
 		put_signal(b, ev->sig);
 		break;
 	case CORRAL_EV_EXIT:
+		put_task(b, ev);
 		if (ev->sig) {
 			put_signal(b, ev->sig);
-			sb_puts(b, ev->core ? ",\"core\":true" : ",\"core\":false");
+			sb_puts(b, ev->core ? ",\"core\":true"
+					    : ",\"core\":false");
 		} else {
 			put_num(b, "status", ev->status);
 		}
@@ -398,11 +410,8 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_num(b, "max_rss", ev->max_rss);
 		}
 		break;
-	case CORRAL_EV_DENIED:
-		if (ev->detail)
-			put_str(b, "detail", ev->detail);
-		break;
 	case CORRAL_EV_ESCAPE:
+		put_task(b, ev);
 		if (ev->detail)
 			put_str(b, "call", ev->detail);
 		if (ev->verdict)
@@ -417,6 +426,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 		}
 		break;
 	case CORRAL_EV_PTRACE:
+		put_task(b, ev);
 		if (ev->tracee)
 			put_num(b, "tracee", ev->tracee);
 		if (ev->action)
@@ -425,6 +435,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "detail", ev->detail);
 		break;
 	case CORRAL_EV_STACK:
+		put_task(b, ev);
 		if (ev->detail)
 			put_str(b, "why", ev->detail);
 		put_frames(b, ev->frames, ev->nframes);
@@ -435,12 +446,17 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "cut", ev->cut);
 		}
 		break;
-	default:
+	case CORRAL_EV_FORK:
+	case CORRAL_EV_VFORK:
+	case CORRAL_EV_CLONE:
+	case CORRAL_EV_THREAD:
+	case CORRAL_EV_CONT:
+	case CORRAL_EV_DENIED:
+		put_task(b, ev);
 		if (ev->detail)
 			put_str(b, "detail", ev->detail);
 		break;
 	}
-out:
 	chain_seal(&c->journal->chain, b);
 }
 

@@ -5,6 +5,7 @@
  * 2.36.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,25 +36,55 @@ const char *corral_signal_name(int sig, char buf[16])
 	return signal_name(sig, buf);
 }
 
-static const char *const event_names[CORRAL_EV__COUNT] = {
-	[CORRAL_EV_START] = "start",	   [CORRAL_EV_FORK] = "fork",
-	[CORRAL_EV_VFORK] = "vfork",	   [CORRAL_EV_CLONE] = "clone",
-	[CORRAL_EV_THREAD] = "thread",	   [CORRAL_EV_EXEC] = "exec",
-	[CORRAL_EV_SIGNAL] = "signal",	   [CORRAL_EV_STOP] = "stop",
-	[CORRAL_EV_CONT] = "cont",	   [CORRAL_EV_EXIT] = "exit",
-	[CORRAL_EV_LEFT] = "left",	   [CORRAL_EV_ENDING] = "ending",
-	[CORRAL_EV_DENIED] = "denied",	   [CORRAL_EV_ESCAPE] = "escape",
-	[CORRAL_EV_STACK] = "stack",	   [CORRAL_EV_SNAPSHOT] = "snapshot",
-	[CORRAL_EV_END] = "end",	   [CORRAL_EV_DYING] = "dying",
-	[CORRAL_EV_CORE] = "core",
-	[CORRAL_EV_FUSE_ABORT] = "fuse_abort",
-	[CORRAL_EV_SURVIVOR] = "survivor",
-	[CORRAL_EV_PTRACE] = "ptrace",
+/*
+ * The event vocabulary (events.def). The compiler holds include/corral.h's
+ * enum to it both ways: each entry's CORRAL_EV_ value is its place in the
+ * list (the asserts), and event_known()'s switch names every value of the
+ * enum, so a value without an entry does not build (-Wswitch).
+ */
+#define EV(id, ...)                                                            \
+	_Static_assert((int)CORRAL_EV_##id == (int)EV_INDEX_##id,              \
+		       "include/corral.h and tracer/events.def disagree on "   \
+		       "CORRAL_EV_" #id);
+#include "events.def"
+#undef EV
+
+static bool event_known(enum corral_event_type t)
+{
+	switch (t) {
+#define EV(id, ...) case CORRAL_EV_##id:
+#include "events.def"
+#undef EV
+		return true;
+	}
+	return false;
+}
+
+static const struct {
+	const char *name, *keys;
+} events[CORRAL_EV__COUNT] = {
+#define EV(id, name, mark, keys, doc) [CORRAL_EV_##id] = {name, keys},
+#include "events.def"
+#undef EV
 };
 
 const char *corral_event_name(enum corral_event_type t)
 {
-	return (unsigned)t < CORRAL_EV__COUNT ? event_names[t] : "?";
+	return event_known(t) ? events[t].name : "?";
+}
+
+int event_by_name(const char *name, size_t len)
+{
+	for (int t = 0; t < CORRAL_EV__COUNT; t++)
+		if (strlen(events[t].name) == len &&
+		    !memcmp(events[t].name, name, len))
+			return t;
+	return -1;
+}
+
+const char *event_keys(int t)
+{
+	return t >= 0 && t < CORRAL_EV__COUNT ? events[t].keys : NULL;
 }
 
 const char *corral_reason_name(enum corral_reason r)

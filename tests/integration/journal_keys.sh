@@ -34,9 +34,9 @@ index = index[:index.index('\n## ', 1)]
 allowed = {}
 for row in index.splitlines():
     cells = [c.strip() for c in row.strip().strip('|').split('|')]
-    if len(cells) != 2 or '`' not in cells[1]:
+    if len(cells) < 2 or '`' not in cells[1] or cells[0] == 'event':
         continue
-    keys = set(re.findall(r'`([a-z_][a-z_0-9]*)`', cells[1]))
+    keys = set(re.findall(r'`([a-z_][a-z_0-9]*)(?::[nsbao])?`', cells[1]))
     events = ['*'] if cells[0] == 'every line' else [e.strip() for e in cells[0].split(',')]
     for e in events:
         allowed.setdefault(e, set()).update(keys)

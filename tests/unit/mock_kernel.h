@@ -663,7 +663,8 @@ static void mock_wait(struct mock *m, pid_t pid, int status)
 }
 
 /* How many calls of req to pid (data == -1: any data) since index from. */
-static int mock_count(struct mock *m, int from, int req, pid_t pid, long data)
+static inline int mock_count(struct mock *m, int from, int req, pid_t pid,
+			     long data)
 {
 	int n = 0;
 	for (int i = from; i < m->ncalls; i++)
@@ -740,7 +741,7 @@ static void mock_free(struct corral *c)
 }
 
 /* Position of needle in the journal, -1 if absent. */
-static long jpos(struct corral *c, const char *needle)
+static inline long jpos(struct corral *c, const char *needle)
 {
 	char *j = mock_journal(c);
 	char *p = strstr(j, needle);
