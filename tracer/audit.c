@@ -46,30 +46,9 @@
 #endif
 
 static const char *const rule_names[FILTER_RULE__COUNT] = {
-	[FILTER_RULE_SETSID] = "setsid",
-	[FILTER_RULE_SETPGID] = "setpgid",
-	[FILTER_RULE_UNSHARE] = "unshare",
-	[FILTER_RULE_SETNS] = "setns",
-	[FILTER_RULE_CLONE_NS] = "clone",
-	[FILTER_RULE_PTRACE] = "ptrace",
-	[FILTER_RULE_PRCTL] = "prctl",
-	[FILTER_RULE_MOUNT] = "mount",
-	[FILTER_RULE_UMOUNT2] = "umount2",
-	[FILTER_RULE_UMOUNT] = "umount",
-	[FILTER_RULE_MOVE_MOUNT] = "move_mount",
-	[FILTER_RULE_MOUNT_SETATTR] = "mount_setattr",
-	[FILTER_RULE_CHROOT] = "chroot",
-	[FILTER_RULE_PIVOT_ROOT] = "pivot_root",
-	[FILTER_RULE_KILL] = "kill",
-	[FILTER_RULE_TKILL] = "tkill",
-	[FILTER_RULE_TGKILL] = "tgkill",
-	[FILTER_RULE_RT_SIGQUEUEINFO] = "rt_sigqueueinfo",
-	[FILTER_RULE_RT_TGSIGQUEUEINFO] = "rt_tgsigqueueinfo",
-	[FILTER_RULE_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
-	[FILTER_RULE_PERF_EVENT_OPEN] = "perf_event_open",
-	[FILTER_RULE_FSOPEN] = "fsopen",
-	[FILTER_RULE_CLONE_UNTRACED] = "clone",
-	[FILTER_RULE_WAIT] = "wait",
+#define SC(id, name, nr, strings, when) [FILTER_RULE_##id] = name,
+#include "syscalls.def"
+#undef SC
 };
 
 /*
@@ -82,34 +61,10 @@ static const char *const rule_names[FILTER_RULE__COUNT] = {
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #endif
-#ifndef SYS_umount
-#define SYS_umount -1 /* not on 64-bit ABIs */
-#endif
 static const long rule_nr[FILTER_RULE__COUNT] = {
-	[FILTER_RULE_SETSID] = SYS_setsid,
-	[FILTER_RULE_SETPGID] = SYS_setpgid,
-	[FILTER_RULE_UNSHARE] = SYS_unshare,
-	[FILTER_RULE_SETNS] = SYS_setns,
-	[FILTER_RULE_CLONE_NS] = SYS_clone,
-	[FILTER_RULE_PTRACE] = SYS_ptrace,
-	[FILTER_RULE_PRCTL] = SYS_prctl,
-	[FILTER_RULE_MOUNT] = SYS_mount,
-	[FILTER_RULE_UMOUNT2] = SYS_umount2,
-	[FILTER_RULE_UMOUNT] = SYS_umount,
-	[FILTER_RULE_MOVE_MOUNT] = SYS_move_mount,
-	[FILTER_RULE_MOUNT_SETATTR] = SYS_mount_setattr,
-	[FILTER_RULE_CHROOT] = SYS_chroot,
-	[FILTER_RULE_PIVOT_ROOT] = SYS_pivot_root,
-	[FILTER_RULE_KILL] = SYS_kill,
-	[FILTER_RULE_TKILL] = SYS_tkill,
-	[FILTER_RULE_TGKILL] = SYS_tgkill,
-	[FILTER_RULE_RT_SIGQUEUEINFO] = SYS_rt_sigqueueinfo,
-	[FILTER_RULE_RT_TGSIGQUEUEINFO] = SYS_rt_tgsigqueueinfo,
-	[FILTER_RULE_PIDFD_SEND_SIGNAL] = SYS_pidfd_send_signal,
-	[FILTER_RULE_PERF_EVENT_OPEN] = SYS_perf_event_open,
-	[FILTER_RULE_FSOPEN] = SYS_fsopen,
-	[FILTER_RULE_CLONE_UNTRACED] = SYS_clone,
-	[FILTER_RULE_WAIT] = SYS_wait4, /* or SYS_waitid: audit_decode */
+#define SC(id, name, nr, strings, when) [FILTER_RULE_##id] = nr,
+#include "syscalls.def"
+#undef SC
 };
 
 #define F(x) {x, #x}
@@ -528,7 +483,11 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 	const uint64_t *a = out->args;
 	typedef unsigned long long ull;
 
-	switch (msg) {
+	/* Every rule of syscalls.def has its case: no default (-Wswitch). */
+	switch ((enum filter_rule)msg) {
+	case FILTER_RULE_NONE:
+	case FILTER_RULE__COUNT:
+		return -EINVAL; /* refused above: no name */
 	case FILTER_RULE_SETSID:
 		put(&t, "setsid()");
 		verdict(out, true, "new session");
@@ -743,19 +702,12 @@ static bool read_str(const struct corral_sys *sys, pid_t tid,
 /* Which arguments of a rule's call are strings worth showing. */
 static unsigned str_args(unsigned long rule)
 {
-	switch (rule) {
-	case FILTER_RULE_MOUNT:
-		return 0x7; /* source, target, fs type */
-	case FILTER_RULE_PIVOT_ROOT:
-		return 0x3;
-	case FILTER_RULE_UMOUNT2:
-	case FILTER_RULE_UMOUNT:
-	case FILTER_RULE_CHROOT:
-	case FILTER_RULE_FSOPEN:
-		return 0x1;
-	default:
-		return 0;
-	}
+	static const unsigned char strings[FILTER_RULE__COUNT] = {
+#define SC(id, name, nr, str, when) [FILTER_RULE_##id] = str,
+#include "syscalls.def"
+#undef SC
+	};
+	return rule < FILTER_RULE__COUNT ? strings[rule] : 0;
 }
 
 /* Why a call cannot be judged: recorded, and the call is refused. */

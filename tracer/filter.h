@@ -53,34 +53,14 @@ struct filter_params {
 /*
  * SECCOMP_RET_TRACE data values (PTRACE_GETEVENTMSG at the seccomp stop):
  * they name the rule, hence the call, independently of the architecture's
- * syscall numbers (an i386 task has other numbers).
+ * syscall numbers (an i386 task has other numbers). The list, with each
+ * call's name, number and when it is traced, is syscalls.def.
  */
 enum filter_rule {
 	FILTER_RULE_NONE = 0,
-	FILTER_RULE_SETSID,
-	FILTER_RULE_SETPGID,
-	FILTER_RULE_UNSHARE,
-	FILTER_RULE_SETNS,
-	FILTER_RULE_CLONE_NS, /* clone with a CLONE_NEW* flag */
-	FILTER_RULE_PTRACE,
-	FILTER_RULE_PRCTL,
-	FILTER_RULE_MOUNT,
-	FILTER_RULE_UMOUNT2,
-	FILTER_RULE_UMOUNT, /* i386's old umount */
-	FILTER_RULE_MOVE_MOUNT,
-	FILTER_RULE_MOUNT_SETATTR,
-	FILTER_RULE_CHROOT,
-	FILTER_RULE_PIVOT_ROOT,
-	FILTER_RULE_KILL,
-	FILTER_RULE_TKILL,
-	FILTER_RULE_TGKILL,
-	FILTER_RULE_RT_SIGQUEUEINFO,
-	FILTER_RULE_RT_TGSIGQUEUEINFO,
-	FILTER_RULE_PIDFD_SEND_SIGNAL,
-	FILTER_RULE_PERF_EVENT_OPEN, /* aimed at another task, a CPU, a cgroup */
-	FILTER_RULE_FSOPEN,
-	FILTER_RULE_CLONE_UNTRACED, /* clone with CLONE_UNTRACED, no CLONE_NEW* */
-	FILTER_RULE_WAIT,	    /* wait4/waitid/waitpid with __WALL */
+#define SC(id, ...) FILTER_RULE_##id,
+#include "syscalls.def"
+#undef SC
 	FILTER_RULE__COUNT
 };
 

@@ -51,6 +51,36 @@ static pid_t tgid_of(pid_t tid, void *arg)
 	return t ? t->tgid : 0;
 }
 
+/*
+ * Observing a call, apart from judging it: the rules syscalls.def marks
+ * OBSERVE are traced in every mode because the emulated ptrace
+ * (eptrace.c) must see them. true: the observer took the task (a wait it
+ * parked or answered); else the audit's verdict follows as for any call.
+ */
+static bool observe(struct corral *c, struct task *t, struct audit_call *call)
+{
+	switch (call->rule) {
+	case FILTER_RULE_WAIT:
+		if (!eptrace_wait(c, t, call))
+			task_resume(c, t, 0);
+		return true;
+	case FILTER_RULE_CLONE_UNTRACED:
+		if (eptrace_untraced_clone(c, t, call) < 0) {
+			/* Not made traced: refused, as it always was. */
+			if (audit_deny(c->sys, t->tid, EPERM) < 0)
+				c->sys->kill(c->sys->ctx, t->tgid, SIGKILL);
+			call->denied = true;
+			call->why = "CLONE_UNTRACED could not be cleared";
+		}
+		return false;
+	case FILTER_RULE_PRCTL:
+		eptrace_prctl(c, t, call);
+		return false;
+	default: /* PTRACE is emulated after the verdict; AUDIT rules */
+		return false;
+	}
+}
+
 void engine_seccomp(struct corral *c, struct task *t)
 {
 	struct audit_tree_ops ops = {is_member, is_member_pgrp, c, tgid_of};
@@ -73,34 +103,8 @@ void engine_seccomp(struct corral *c, struct task *t)
 			c->sys->kill(c->sys->ctx, t->tgid, SIGKILL);
 		call.denied = true;
 	}
-	/*
-	 * What the emulated ptrace needs (eptrace.c), in every mode: the
-	 * filter TRACEs these for it even without --escape.
-	 */
-	if (!call.denied) {
-		switch (call.rule) {
-		case FILTER_RULE_WAIT:
-			if (!eptrace_wait(c, t, &call))
-				task_resume(c, t, 0);
-			return;
-		case FILTER_RULE_CLONE_UNTRACED:
-			if (eptrace_untraced_clone(c, t, &call) < 0) {
-				/* Not made traced: refused, as it always
-				 * was. */
-				if (audit_deny(c->sys, t->tid, EPERM) < 0)
-					c->sys->kill(c->sys->ctx, t->tgid,
-						     SIGKILL);
-				call.denied = true;
-				call.why = "CLONE_UNTRACED could not be cleared";
-			}
-			break;
-		case FILTER_RULE_PRCTL:
-			eptrace_prctl(c, t, &call);
-			break;
-		default:
-			break;
-		}
-	}
+	if (!call.denied && observe(c, t, &call))
+		return;
 	enum corral_escape_mode mode = c->cfg.escape;
 	const char *verdict;
 	if (call.denied) {

@@ -52,30 +52,16 @@ static const struct audit_ctx ctx = {
 	.caller = CALLER,
 };
 
+/* The native number of a rule's call (tracer/syscalls.def). */
 static long nr_of(enum filter_rule rule)
 {
-	switch (rule) {
-	case FILTER_RULE_SETSID: return SYS_setsid;
-	case FILTER_RULE_SETPGID: return SYS_setpgid;
-	case FILTER_RULE_UNSHARE: return SYS_unshare;
-	case FILTER_RULE_SETNS: return SYS_setns;
-	case FILTER_RULE_CLONE_NS: return SYS_clone;
-	case FILTER_RULE_PTRACE: return SYS_ptrace;
-	case FILTER_RULE_PRCTL: return SYS_prctl;
-	case FILTER_RULE_MOUNT: return SYS_mount;
-	case FILTER_RULE_UMOUNT2: return SYS_umount2;
-	case FILTER_RULE_CHROOT: return SYS_chroot;
-	case FILTER_RULE_PIVOT_ROOT: return SYS_pivot_root;
-	case FILTER_RULE_KILL: return SYS_kill;
-	case FILTER_RULE_TKILL: return SYS_tkill;
-	case FILTER_RULE_TGKILL: return SYS_tgkill;
-	case FILTER_RULE_RT_SIGQUEUEINFO: return SYS_rt_sigqueueinfo;
-	case FILTER_RULE_RT_TGSIGQUEUEINFO: return SYS_rt_tgsigqueueinfo;
-	case FILTER_RULE_PIDFD_SEND_SIGNAL: return SYS_pidfd_send_signal;
-	case FILTER_RULE_PERF_EVENT_OPEN: return SYS_perf_event_open;
-	case FILTER_RULE_FSOPEN: return SYS_fsopen;
-	default: return -1;
-	}
+	static const long nr[FILTER_RULE__COUNT] = {
+#define SC(id, name, n, strings, when) [FILTER_RULE_##id] = n,
+#include "syscalls.def"
+#undef SC
+	};
+	return rule > FILTER_RULE_NONE && rule < FILTER_RULE__COUNT ? nr[rule]
+								    : -1;
 }
 
 static struct ptrace_syscall_info mk(enum filter_rule rule, uint64_t a0,
@@ -681,6 +667,81 @@ static void test_filter_eval(void **state)
 	filter_release(&log);
 }
 
+/*
+ * tracer/syscalls.def is the list of traced calls: the filter filter.c
+ * builds TRACEs exactly its rules, the OBSERVE ones in every mode (corral
+ * must see them: the emulated ptrace) and the AUDIT ones only with
+ * --escape; each has a name and a case in the decoder.
+ */
+static void traced_rules(enum corral_escape_mode mode,
+			 bool seen[FILTER_RULE__COUNT])
+{
+	struct filter_params p = {
+		.guard_pid = GUARD,
+		.guard_pgid = GUARD_PGID,
+		.guard_tid = GUARD_TID,
+		.escape = mode,
+	};
+	struct sock_fprog prog;
+	assert_int_equal(filter_build(&p, &prog), 0);
+	memset(seen, 0, FILTER_RULE__COUNT * sizeof(bool));
+	for (unsigned i = 0; i < prog.len; i++) {
+		const struct sock_filter *f = &prog.filter[i];
+		if (f->code != (BPF_RET | BPF_K) ||
+		    (f->k & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_TRACE)
+			continue;
+		unsigned rule = f->k & SECCOMP_RET_DATA;
+		if (rule == FILTER_RULE_NONE || rule >= FILTER_RULE__COUNT)
+			fail_msg("the filter TRACEs with data %u: no rule of "
+				 "tracer/syscalls.def",
+				 rule);
+		seen[rule] = true;
+	}
+	filter_release(&prog);
+}
+
+static void test_rules_as_declared(void **state)
+{
+	static const struct {
+		const char *id;
+		bool observe;
+	} def[FILTER_RULE__COUNT] = {
+#define SC(id, name, nr, strings, when)                                        \
+	[FILTER_RULE_##id] = {#id, !strcmp(#when, "OBSERVE")},
+#include "syscalls.def"
+#undef SC
+	};
+	bool off[FILTER_RULE__COUNT], log[FILTER_RULE__COUNT];
+	traced_rules(CORRAL_ESCAPE_OFF, off);
+	traced_rules(CORRAL_ESCAPE_LOG, log);
+	for (unsigned r = 1; r < FILTER_RULE__COUNT; r++) {
+		if (!log[r])
+			fail_msg("%s: declared in tracer/syscalls.def, but the "
+				 "filter never TRACEs it (filter.c)",
+				 def[r].id);
+		if (off[r] != def[r].observe)
+			fail_msg("%s: the filter %s it without --escape, but "
+				 "tracer/syscalls.def says %s",
+				 def[r].id,
+				 off[r] ? "TRACEs" : "does not TRACE",
+				 def[r].observe ? "OBSERVE" : "AUDIT");
+		/* a name, and a case in the decoder (-EINVAL without) */
+		struct ptrace_syscall_info si = {
+			.op = PTRACE_SYSCALL_INFO_SECCOMP,
+#ifdef __aarch64__
+			.arch = AUDIT_ARCH_AARCH64,
+#else
+			.arch = AUDIT_ARCH_X86_64,
+#endif
+			.seccomp.nr = (uint64_t)nr_of(r),
+		};
+		struct audit_call c;
+		assert_int_equal(audit_decode(&si, r, NULL, NULL, &c), 0);
+		assert_non_null(c.name);
+		assert_int_equal(c.rule, r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_inspect_i386),
 #endif
 		cmocka_unit_test(test_filter_eval),
+		cmocka_unit_test(test_rules_as_declared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
