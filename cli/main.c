@@ -29,6 +29,7 @@
 
 #include "corral.h"
 #include "options.h"
+#include "progress.h"
 #include "result.h"
 
 int corral_probe_main(int argc, char **argv);
@@ -530,7 +531,12 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	stderr_nonblocking();
 	if (o.verbose)
 		say_nonblocking(true);
-	r = corral_wait(c);
+	/* corral_wait(), with a progress line on a terminal (progress.c):
+	 * the step returns at least once a second for it. */
+	struct progress pg;
+	progress_init(&pg, o.progress, o.progress_set, quiet, cfg.pty);
+	while ((r = corral_step(c, progress_step_ms(&pg))) > 0)
+		progress_tick(&pg, c);
 	say_nonblocking(false);
 	if (say_dropped)
 		say("%lu message(s) could not be written while the tree ran "

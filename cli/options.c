@@ -27,6 +27,7 @@
 enum {
 	OPT_TREE = 256,
 	OPT_RESULT,
+	OPT_PROGRESS,
 	OPT_WAIT_ALL,
 	OPT_MAX_PROCS,
 	OPT_NO_PARENT,
@@ -78,6 +79,9 @@ static const struct cli_opt run_table[] = {
 	 "print the process tree to stderr at the end"},
 	{"result", 0, "FILE", OPT_RESULT,
 	 "write the run's result as one JSON object to FILE (atomically)"},
+	{"progress", 0, "DUR", OPT_PROGRESS,
+	 "a progress line every DUR (default: on a terminal, 10s then 1m; 0 = "
+	 "never)"},
 	{"quiet", 'q', NULL, 'q', "print nothing but errors and survivors"},
 	{"verbose", 'v', NULL, 'v',
 	 "say what is sent to whom when the tree is ended"},
@@ -536,6 +540,18 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 					"invalid --result '': an empty path");
 			o->result = optarg;
 			break;
+		case OPT_PROGRESS: {
+			double v;
+			if (corral_parse_duration(optarg, &v) < 0)
+				return fail(err, errlen,
+					    "invalid time interval for "
+					    "--progress: '%s'",
+					    optarg);
+			/* 0 and inf: never */
+			o->progress = isinf(v) ? 0 : v;
+			o->progress_set = true;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;

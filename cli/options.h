@@ -21,6 +21,8 @@ struct cli_run {
 	size_t ndev, ntmpfs, nsetenv, nunsetenv;
 	bool sandbox_shaped; /* a sandbox-only option was given */
 	const char *result;  /* --result FILE */
+	double progress;     /* --progress DUR (0: never) */
+	bool progress_set;   /* --progress was given */
 };
 
 /*

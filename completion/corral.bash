@@ -10,7 +10,7 @@
 # (tests/integration/completion.sh checks them).
 
 _corral_run_opts='-j --journal --journal-strict --journal-key --journal-queue
- --tree --result -q --quiet -v --verbose -t --timeout -k --kill-after
+ --tree --result --progress -q --quiet -v --verbose -t --timeout -k --kill-after
  -s --signal --preserve-status --foreground --wait-all --max-procs
  --no-parent-watch --stacks --core --core-filter --core-dir --core-budget
  --escape --sandbox --workspace --ro-bind --bind --share-net --dev-bind
@@ -18,7 +18,7 @@ _corral_run_opts='-j --journal --journal-strict --journal-key --journal-queue
  --setenv --unsetenv --bwrap --pty --kill-wait --boundary -h --help
  -V --version'
 # run options that take a value (the next word)
-_corral_run_args='-j --journal --journal-key --journal-queue --result
+_corral_run_args='-j --journal --journal-key --journal-queue --result --progress
  -t --timeout -k --kill-after -s --signal --max-procs --stacks --core
  --core-filter --core-dir --core-budget --escape --workspace --ro-bind
  --bind --dev-bind --tmpfs --sandbox-user --sandbox-git --hostname --uid
