@@ -3,7 +3,9 @@
 # by outcome and its text filter matches how a process ended. Driven in
 # headless Chromium like a person: real mouse clicks on the legend (the
 # DevTools protocol, report_html_click.py), then the rows shown are
-# counted (the page exposes them as data-bars on <body>).
+# counted (the page exposes them as data-bars on <body>). Rows that
+# failed, crashed or were left behind come before their siblings that
+# exited 0.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture exit_with
@@ -19,6 +21,7 @@ chmod -R a+rX "$T"
 
 cat >"$T/steps.json" <<'J'
 [["attr", "bars"],
+ ["eval", "order", "rows.map(i => procs[i][P.how]).join(',')"],
  ["click", ".lg[data-how=\"1\"]"], ["attr", "bars"],
  ["click", ".lg[data-how=\"3\"]"], ["attr", "bars"],
  ["click", ".lg[data-how=\"1\"]"], ["click", ".lg[data-how=\"3\"]"], ["attr", "bars"],
@@ -37,6 +40,10 @@ expect_eq "${bars[2]:-}" 3 "rows after adding 'crashed'"
 expect_eq "${bars[3]:-}" 6 "rows after both clicked again"
 expect_eq "${bars[4]:-}" 2 "rows matching the text 'exit 3'"
 expect_eq "${bars[5]:-}" 1 "rows matching the text 'sigsegv'"
+# important rows above the fold: the root, then its children that failed,
+# crashed or were left behind, then the one that exited 0 (it was born
+# before the crash and the sleep)
+expect_eq "$(sed -n 's/^order=//p' "$T/clicks")" '"0,1,1,3,4,0"' "rows' outcomes, top to bottom"
 # the header in words, as the text summary says it (no "exit code 0
 # (exited)", no "ending exited at")
 stats=$(sed -n 's/^stats=//p' "$T/clicks")
