@@ -267,7 +267,8 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 			"$ROOT"/tests/integration/journal_sink.sh \
 			"$ROOT"/tests/integration/fuse_self_deadlock.sh \
 			"$ROOT"/tests/integration/sanitizers.sh \
-			"$ROOT"/tests/integration/eptrace.sh; do
+			"$ROOT"/tests/integration/eptrace.sh \
+			"$ROOT"/tests/integration/debuggers.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi

@@ -752,6 +752,7 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
 				"cannot judge: not a seccomp stop");
 	}
 	out->nr = (long)si.seccomp.nr;
+	out->arch = si.arch;
 	snprintf(out->text, sizeof(out->text), "syscall %ld (arch %#x)",
 		 out->nr, (unsigned)si.arch);
 
@@ -772,6 +773,8 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
 	switch (act & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:
+		for (int i = 0; i < 6; i++)
+			out->args[i] = si.seccomp.args[i];
 		return AUDIT_NOT_OURS;
 	case SECCOMP_RET_TRACE:
 		break;

@@ -37,6 +37,7 @@ struct audit_tree_ops {
 
 struct audit_call {
 	long nr;	  /* syscall number in the task's own ABI */
+	uint32_t arch;	  /* its AUDIT_ARCH_* (set for AUDIT_NOT_OURS too) */
 	const char *name; /* "setsid", "unshare", ... */
 	uint64_t args[6]; /* truncated to 32 bits for a 32-bit ABI */
 	char text[320];	  /* unshare(CLONE_NEWUSER|CLONE_NEWNS), kill(4242, SIGTERM) */
@@ -93,7 +94,8 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long rule,
  *    (out->denied, EPERM);
  *  - ALLOW or LOG: returns AUDIT_NOT_OURS (a member's own filter made the
  *    stop for a call corral lets run: resume it as if that filter had
- *    not been there);
+ *    not been there, or the emulated ptrace's wait trap; out->arch, nr
+ *    and args are set);
  *  - -ESRCH: the task died;
  *  - any other -errno: the call cannot be judged (the info is missing, an
  *    architecture the filter does not know, an answer that cannot lead to

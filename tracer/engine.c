@@ -330,6 +330,8 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 			c->vfork_waiting++;
 		t->flags |= TF_VFORK_WAIT;
 	}
+	if (t->ept || c->ept_list)
+		eptrace_new_child(c, t, child, event);
 	announce(c, child, t->tid, t->tgid, type, NULL);
 	task_resume(c, t, 0);
 }
@@ -389,6 +391,8 @@ static void on_exec(struct corral *c, struct task *t)
 	emit(c, &ev);
 	free(cwd);
 	task_set_exec(t, path, block, argv);
+	if (t->ept)
+		eptrace_exec(c, t);
 	task_resume(c, t, 0);
 }
 
@@ -492,7 +496,10 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 		engine_seccomp(c, t);
 		break;
 	case 0:
-		on_signal(c, t, sig);
+		if (sig == (SIGTRAP | 0x80)) /* PTRACE_O_TRACESYSGOOD */
+			eptrace_syscall_stop(c, t);
+		else
+			on_signal(c, t, sig);
 		break;
 	default:
 		task_resume(c, t, 0);

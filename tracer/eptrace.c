@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -48,10 +49,13 @@
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/elf.h>
+#include <linux/filter.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 
 #include "audit.h"
+#include "filter.h"
 #include "internal.h"
 #include "names.h"
 
@@ -68,8 +72,13 @@
 #define EPT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-/* The options an emulated tracer may set: the ones emulated. */
-#define EPT_OPTIONS (PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)
+/* The options an emulated tracer may set: the ones emulated, and two that
+ * are accepted and never produce a stop (TRACEEXIT, TRACEVFORKDONE:
+ * docs/design.md, "Limits"). */
+#define EPT_OPTIONS                                                            \
+	(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK |      \
+	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |      \
+	 PTRACE_O_TRACEEXIT | PTRACE_O_TRACEVFORKDONE)
 /* What one GETREGSET/SETREGSET moves at most (x86's XSTATE is ~2.7 KiB;
  * LSan doubles its buffer until the answer fits). */
 #define EPT_REGSET_MAX (64 * 1024)
@@ -141,6 +150,7 @@ void eptrace_free(struct corral *c)
 		n = e->next;
 		if (e->task)
 			e->task->ept = NULL;
+		free(e->inj);
 		free(e);
 	}
 	c->ept_list = NULL;
@@ -149,7 +159,7 @@ void eptrace_free(struct corral *c)
 /* Free a record that plays no part any more. */
 static void ept_put(struct corral *c, struct ept *e)
 {
-	if (e->tracer || e->parked || e->stopped)
+	if (e->tracer || e->parked || e->stopped || e->inj || e->in_wait)
 		return;
 	if (e->interrupting)
 		return; /* its PTRACE_EVENT_STOP will come: swallowed then */
@@ -185,8 +195,9 @@ static long once(struct corral *c, struct task *t, long req, const char *what,
 	if (!(c->ept_warned & (1ULL << bit))) {
 		c->ept_warned |= 1ULL << bit;
 		char nb[48], d[160];
-		snprintf(d, sizeof(d), "%s: %s (%s)", req_name(req, nb, sizeof(nb)),
-			 strerror((int)-err), what);
+		snprintf(d, sizeof(d), "%s: %s (%s)",
+			 req_name(req, nb, sizeof(nb)), strerror((int)-err),
+			 what);
 		ept_event(c, t, 0, action, d);
 	}
 	return err;
@@ -326,7 +337,8 @@ static int may_attach(struct corral *c, struct task *tr,
 		pid_t p = leader ? leader->ptracer : 0;
 		if (p == -1 || (p > 0 && descends(c, p, tr->tgid)))
 			return 0;
-		return *why = "Yama: not a descendant, no PR_SET_PTRACER", -EPERM;
+		return *why = "Yama: not a descendant, no PR_SET_PTRACER",
+		       -EPERM;
 	}
 	return *why = "Yama's ptrace_scope", -EPERM;
 }
@@ -342,8 +354,9 @@ static void request_stop(struct corral *c, struct ept *e, uint8_t kind)
 		/* In a ptrace-stop corral holds: the stop is here already. */
 		e->stopped = true;
 		e->kind = kind;
-		e->sig = 0;
+		e->sig = e->want_sig;
 		e->want = EK_NONE;
+		e->want_sig = 0;
 		e->arrived = true;
 		c->ept_news = true;
 		return;
@@ -380,7 +393,15 @@ static int stop_status(const struct ept *e)
 	case EK_SIGNAL:
 		return (e->sig << 8) | 0x7f;
 	case EK_EVENT:
-		return (PTRACE_EVENT_STOP << 16) | (SIGTRAP << 8) | 0x7f;
+		return (PTRACE_EVENT_STOP << 16) |
+		       ((e->sig ? e->sig : SIGTRAP) << 8) | 0x7f;
+	case EK_PTEVENT:
+		return (e->event << 16) | (SIGTRAP << 8) | 0x7f;
+	case EK_SYSCALL:
+		return ((SIGTRAP |
+			 (e->options & PTRACE_O_TRACESYSGOOD ? 0x80 : 0))
+			<< 8) |
+		       0x7f;
 	default:
 		return (SIGSTOP << 8) | 0x7f;
 	}
@@ -410,7 +431,8 @@ static void answer(struct corral *c, struct task *w, bool waitid, uint64_t ptr,
 			si.si_code = CLD_EXITED;
 			si.si_status = WEXITSTATUS(status);
 		} else if (WIFSIGNALED(status)) {
-			si.si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+			si.si_code =
+				WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
 			si.si_status = WTERMSIG(status);
 		} else {
 			si.si_code = CLD_TRAPPED;
@@ -432,6 +454,19 @@ static void answer(struct corral *c, struct task *w, bool waitid, uint64_t ptr,
 	audit_skip(c->sys, w->tid, ret);
 }
 
+/*
+ * A stop nobody was parked for: the kernel sends the tracer SIGCHLD
+ * (CLD_TRAPPED); a tracer that sleeps in sigsuspend() until it comes and
+ * then waits with WNOHANG (gdb) depends on it. Sent as kill() would (the
+ * siginfo says SI_USER: a handler that reads it only learns that a child
+ * changed state). Not for a tracer parked in a wait: it has its answer.
+ */
+static void notify(struct corral *c, const struct ept *e)
+{
+	if (e->tracer_tgid > 0)
+		c->sys->kill(c->sys->ctx, e->tracer_tgid, SIGCHLD);
+}
+
 /* A parked tracer gets its answer and runs again. */
 static void unpark(struct corral *c, struct ept *w, int status,
 		   const struct ept *e)
@@ -451,15 +486,19 @@ void eptrace_deliver(struct corral *c)
 			continue;
 		e->arrived = false;
 		e->pending = true;
+		bool told = false;
 		for (struct ept *w = c->ept_list; w; w = w->next) {
 			if (!w->parked || !wait_matches(w, e))
 				continue;
 			if (!(w->wopts & WNOWAIT))
 				e->pending = false;
 			unpark(c, w, stop_status(e), e);
+			told = true;
 			/* The list may have lost w: start this tracee over. */
 			break;
 		}
+		if (!told)
+			notify(c, e);
 	}
 }
 
@@ -499,6 +538,8 @@ bool eptrace_wait(struct corral *c, struct task *t,
 			return false; /* a process group: the real wait */
 		opts = (int)a[2];
 	}
+	if (t->ept)
+		t->ept->in_wait = false; /* it is here, not in the kernel */
 	struct ept *hit = NULL;
 	bool any = false;
 	for (struct ept *e = c->ept_list; e; e = e->next) {
@@ -511,8 +552,16 @@ bool eptrace_wait(struct corral *c, struct task *t,
 			break;
 		}
 	}
-	if (!any)
-		return false; /* not about an emulated tracee */
+	if (!any) {
+		/* Not about an emulated tracee: the real wait runs. In a
+		 * process that traces, remember it may sleep there. */
+		struct task *leader = table_find(&c->tab, t->tgid);
+		struct ept *me;
+		if (!(opts & WNOHANG) && leader && (leader->flags & TF_WTRAP) &&
+		    (me = ept_get(c, t)))
+			me->in_wait = true;
+		return false;
+	}
 	if (hit) {
 		answer(c, t, waitid, a[waitid ? 2 : 1], a[waitid ? 4 : 3],
 		       stop_status(hit), hit, 0);
@@ -544,6 +593,22 @@ bool eptrace_wait(struct corral *c, struct task *t,
 	w->wru = a[waitid ? 4 : 3];
 	table_set_state(&c->tab, t, TS_HELD);
 	return true;
+}
+
+bool eptrace_plain_wait(struct corral *c, struct task *t,
+			const struct audit_call *call)
+{
+#ifdef EPT_ARCH
+	struct task *leader = table_find(&c->tab, t->tgid);
+	if (call->arch != EPT_ARCH || !leader || !(leader->flags & TF_WTRAP))
+		return false;
+	return eptrace_wait(c, t, call);
+#else
+	(void)c;
+	(void)t;
+	(void)call;
+	return false;
+#endif
 }
 
 /* ---- requests */
@@ -597,6 +662,73 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 	return 0;
 }
 
+/*
+ * PTRACE_TRACEME: the caller becomes its parent's emulated tracee, as the
+ * kernel makes it its real parent's tracee; its next signal (the SIGSTOP
+ * it sends itself, an exec's SIGTRAP) is then a stop for the parent. The
+ * parent learns of it through a wait, which corral sees only when the
+ * parent's plain waits stop at corral (the wait trap its first attach
+ * installed: gdb's and strace's probes attach before they fork a TRACEME
+ * child). Otherwise EPERM, the kernel's answer for a traced task: a
+ * parent blocked in a wait corral cannot answer would hang.
+ */
+static long do_traceme(struct corral *c, struct task *t)
+{
+	const long req = PTRACE_TRACEME;
+	if (t->ept && t->ept->tracer)
+		return -EPERM; /* already traced: the kernel's answer */
+	struct procfs_creds a, b;
+	if (c->sys->creds(c->sys->ctx, t->tid, &a) < 0)
+		return -ESRCH;
+	struct task *pl = a.ppid > 0 ? table_find(&c->tab, a.ppid) : NULL;
+	if (!pl || pl->tid != pl->tgid || !(pl->flags & TF_ANNOUNCED) ||
+	    ((pl->flags | t->flags) & (TF_SETUP | TF_KILLED)))
+		return once(c, t, req, "its parent is not a member", -EPERM,
+			    "refused");
+	if (!(pl->flags & TF_WTRAP))
+		return once(c, t, req, "its parent's waits are not trapped",
+			    -EPERM, "refused");
+	if (c->sys->creds(c->sys->ctx, pl->tid, &b) < 0)
+		return -ESRCH;
+	/* commoncap's traceme check: the child's permitted capabilities
+	 * within the parent's, or the parent holds CAP_SYS_PTRACE there. */
+	bool cap = has_cap(b.cap_eff, CAP_SYS_PTRACE) && b.userns == a.userns;
+	if (!cap && (a.userns != b.userns || (a.cap_prm & ~b.cap_prm)))
+		return once(c, t, req, "more capabilities than its parent",
+			    -EPERM, "refused");
+	if (a.pidns != b.pidns)
+		return once(c, t, req, "not in its parent's pid namespace",
+			    -EPERM, "refused");
+	/* The tracer is the thread that forked it, as the kernel's
+	 * real_parent, when it is still there. */
+	struct task *tr = table_find(&c->tab, t->creator);
+	if (!tr || tr->tgid != pl->tgid)
+		tr = pl;
+	struct ept *e = ept_get(c, t);
+	if (!e)
+		return -ENOMEM;
+	e->tracer = tr->tid;
+	e->tracer_tgid = tr->tgid;
+	e->vpid = a.nspid ? a.nspid : t->tid;
+	e->seized = false;
+	e->options = 0;
+	e->want = EK_NONE;
+	e->pending = false;
+	ept_event(c, tr, t->tid, "traceme", NULL);
+	/* A parent thread asleep in a real wait would never see the stop:
+	 * interrupted, its wait restarts, stops at corral and is emulated. */
+	for (struct ept *w = c->ept_list; w; w = w->next) {
+		if (!w->in_wait || w->task->tgid != pl->tgid)
+			continue;
+		w->in_wait = false;
+		if (w->task->state == TS_RUNNING && !w->interrupting &&
+		    sys_ptrace(c->sys, PTRACE_INTERRUPT, w->task->tid, 0, 0) ==
+			    0)
+			w->interrupting = true;
+	}
+	return 0;
+}
+
 static struct ept *tracee_of(struct corral *c, struct task *t, pid_t vpid)
 {
 	for (struct ept *e = c->ept_list; e; e = e->next)
@@ -643,8 +775,7 @@ static long regset(struct corral *c, struct task *t, struct ept *e, long req,
 		return -ENOMEM;
 	struct iovec local = {buf, len};
 	long r = 0;
-	if (req == PTRACE_SETREGSET &&
-	    get_mem(c, t, iov.base, buf, len) < 0)
+	if (req == PTRACE_SETREGSET && get_mem(c, t, iov.base, buf, len) < 0)
 		r = -EFAULT;
 	if (!r)
 		r = sys_ptrace(c->sys, (int)req, e->task->tid,
@@ -662,8 +793,8 @@ static long regset(struct corral *c, struct task *t, struct ept *e, long req,
 }
 
 /* A fixed-size block read from the tracee (GETREGS...) into data. */
-static long get_block(struct corral *c, struct task *t, struct ept *e,
-		      long req, uint64_t data, size_t len)
+static long get_block(struct corral *c, struct task *t, struct ept *e, long req,
+		      uint64_t data, size_t len)
 {
 	char buf[1024];
 	if (len > sizeof(buf))
@@ -675,8 +806,8 @@ static long get_block(struct corral *c, struct task *t, struct ept *e,
 	return put_mem(c, t, data, buf, len) < 0 ? -EFAULT : 0;
 }
 
-static long set_block(struct corral *c, struct task *t, struct ept *e,
-		      long req, uint64_t data, size_t len)
+static long set_block(struct corral *c, struct task *t, struct ept *e, long req,
+		      uint64_t data, size_t len)
 {
 	char buf[1024];
 	if (len > sizeof(buf))
@@ -698,8 +829,15 @@ static long get_siginfo(struct corral *c, struct task *t, struct ept *e,
 		if (r < 0)
 			return r;
 	} else if (e->kind == EK_EVENT) {
-		si.si_signo = SIGTRAP;
+		si.si_signo = e->sig ? e->sig : SIGTRAP;
 		si.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
+	} else if (e->kind == EK_PTEVENT) {
+		si.si_signo = SIGTRAP;
+		si.si_code = (e->event << 8) | SIGTRAP;
+	} else if (e->kind == EK_SYSCALL) {
+		si.si_signo = SIGTRAP;
+		si.si_code = SIGTRAP |
+			     (e->options & PTRACE_O_TRACESYSGOOD ? 0x80 : 0);
 	} else {
 		/* The SIGSTOP PTRACE_ATTACH would have sent. */
 		si.si_signo = SIGSTOP;
@@ -714,9 +852,7 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 {
 	switch (req) {
 	case PTRACE_TRACEME:
-		/* corral traces it already: what the kernel says. */
-		return once(c, t, req, "corral is its tracer", -EPERM,
-			    "refused");
+		return do_traceme(c, t);
 	case PTRACE_ATTACH:
 	case PTRACE_SEIZE:
 		return do_attach(c, t, req == PTRACE_SEIZE, vpid, addr, data);
@@ -761,7 +897,8 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 		return regset(c, t, e, req, addr, data);
 	case PTRACE_SETREGSET:
 		if (regs_locked(e))
-			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+			return unsupported(c, t, req, "at a seccomp stop",
+					   -EIO);
 		return regset(c, t, e, req, addr, data);
 #if defined(__x86_64__)
 	case PTRACE_GETREGS:
@@ -769,7 +906,8 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 				 sizeof(struct user_regs_struct));
 	case PTRACE_SETREGS:
 		if (regs_locked(e))
-			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+			return unsupported(c, t, req, "at a seccomp stop",
+					   -EIO);
 		return set_block(c, t, e, req, data,
 				 sizeof(struct user_regs_struct));
 	case PTRACE_GETFPREGS:
@@ -791,7 +929,8 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 		return put_mem(c, t, data, &w, sizeof(w)) < 0 ? -EFAULT : 0;
 	case PTRACE_POKEUSER:
 		if (regs_locked(e))
-			return unsupported(c, t, req, "at a seccomp stop", -EIO);
+			return unsupported(c, t, req, "at a seccomp stop",
+					   -EIO);
 		/* fall through */
 	case PTRACE_POKETEXT:
 	case PTRACE_POKEDATA:
@@ -802,7 +941,7 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 	case PTRACE_GETSIGINFO:
 		return get_siginfo(c, t, e, data);
 	case PTRACE_GETEVENTMSG:
-		/* No event stop is emulated: nothing to say. */
+		w = e->msg;
 		return put_mem(c, t, data, &w, sizeof(w)) < 0 ? -EFAULT : 0;
 	case PTRACE_SETOPTIONS:
 		if (data & ~(unsigned long)EPT_OPTIONS)
@@ -819,6 +958,8 @@ long eptrace_ptrace(struct corral *c, struct task *t,
 		    const struct audit_call *call)
 {
 	long r;
+	if (t->ept)
+		t->ept->in_wait = false;
 #ifdef EPT_ARCH
 	if (call->nr == SYS_ptrace)
 		r = request(c, t, (long)call->args[0], (pid_t)call->args[1],
@@ -847,6 +988,9 @@ int eptrace_untraced_clone(struct corral *c, struct task *t,
 	 * namespace flag (the rule says so) the clone is allowed, and
 	 * the child is auto-attached like any other. */
 	regs.rdi &= ~(unsigned long long)CLONE_UNTRACED;
+	/* Traced by corral, never by t's emulated tracer (as rr does). */
+	if (t->ept && t->ept->tracer)
+		t->ept->untraced = true;
 	r = sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &regs);
 	return r < 0 ? (int)r : 0;
 #else
@@ -885,6 +1029,202 @@ void eptrace_prctl(struct corral *c, struct task *t,
 	}
 }
 
+/* ---- the wait trap
+ *
+ * A tracer waits for its tracees with plain waits too (gdb's and strace's
+ * probes: waitpid(child, &st, 0) for a PTRACE_TRACEME child), and the
+ * containment filter TRACEs only __WALL waits: a filter cannot tell a
+ * tracer's waits from a shell's, and stopping every wait of every member
+ * would cost every build. So the first time a process attaches, corral
+ * makes it install a second filter of its own that TRACEs its wait4 and
+ * waitid (TSYNC: all its threads; inherited by what it forks later; it
+ * only adds stops, corral's filter still decides everything else): the
+ * ptrace() call at its seccomp stop is turned into seccomp(), its exit
+ * stop (PTRACE_SYSCALL) puts the registers back one instruction earlier,
+ * and the ptrace() call runs again, judged and emulated as any other.
+ * Only processes that trace pay; a failure only leaves the plain waits
+ * untrapped (PTRACE_TRACEME then stays refused for its children).
+ */
+#if defined(__x86_64__)
+struct ept_inject {
+	struct user_regs_struct regs;
+};
+
+static const struct sock_filter wait_trap[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_wait4, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_waitid, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | FILTER_RULE_WAIT),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+#endif
+
+bool eptrace_trap_waits(struct corral *c, struct task *t,
+			const struct audit_call *call)
+{
+#if defined(__x86_64__)
+	struct task *leader = table_find(&c->tab, t->tgid);
+	long req = (long)call->args[0];
+	if (!leader || (leader->flags & (TF_WTRAP | TF_WTRAP_TRIED)) ||
+	    call->nr != SYS_ptrace ||
+	    (req != PTRACE_ATTACH && req != PTRACE_SEIZE) || c->holding ||
+	    c->phase == PH_KILLING || c->phase == PH_DONE)
+		return false;
+	leader->flags |= TF_WTRAP_TRIED;
+	struct ept *e = ept_get(c, t);
+	struct ept_inject *in = calloc(1, sizeof(*in));
+	if (!e || !in)
+		goto fail;
+	if (sys_ptrace(c->sys, PTRACE_GETREGS, t->tid, NULL, &in->regs) < 0 ||
+	    in->regs.orig_rax != SYS_ptrace)
+		goto fail;
+	/* The program and its sock_fprog below the red zone of its stack
+	 * (nothing lives there while it is stopped in a call). */
+	struct {
+		uint16_t len;
+		uint16_t pad[3];
+		uint64_t filter;
+		struct sock_filter
+			insns[sizeof(wait_trap) / sizeof(*wait_trap)];
+	} prog;
+	memset(&prog, 0, sizeof(prog));
+	uint64_t at = (in->regs.rsp - 128 - sizeof(prog)) & ~(uint64_t)15;
+	prog.len = sizeof(wait_trap) / sizeof(*wait_trap);
+	prog.filter = at + offsetof(__typeof__(prog), insns);
+	memcpy(prog.insns, wait_trap, sizeof(wait_trap));
+	if (put_mem(c, t, at, &prog, sizeof(prog)) < 0)
+		goto fail;
+	struct user_regs_struct r = in->regs;
+	r.orig_rax = SYS_seccomp;
+	r.rdi = SECCOMP_SET_MODE_FILTER;
+	r.rsi = SECCOMP_FILTER_FLAG_TSYNC;
+	r.rdx = at;
+	if (sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
+		goto fail;
+	e->inj = in;
+	task_resume(c, t, 0); /* PTRACE_SYSCALL: its exit stop comes */
+	return true;
+fail:
+	free(in);
+	if (e)
+		ept_put(c, e);
+	return false;
+#else
+	(void)c;
+	(void)t;
+	(void)call;
+	return false;
+#endif
+}
+
+/* The seccomp() call's exit stop: the ptrace() call is made to run again. */
+static void trap_installed(struct corral *c, struct task *t)
+{
+#if defined(__x86_64__)
+	struct ept *e = t->ept;
+	struct ept_inject *in = e->inj;
+	struct user_regs_struct now;
+	long rv = -EIO;
+	if (sys_ptrace(c->sys, PTRACE_GETREGS, t->tid, NULL, &now) == 0)
+		rv = (long)now.rax;
+	struct user_regs_struct r = in->regs;
+	r.rip -= 2; /* the syscall instruction */
+	r.rax = r.orig_rax;
+	if (sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &r) < 0) {
+		/* It cannot be put back: it must not go on with seccomp()'s
+		 * result in place of ptrace()'s. */
+		c->sys->kill(c->sys->ctx, t->tgid, SIGKILL);
+	} else if (rv == 0) {
+		struct task *leader = table_find(&c->tab, t->tgid);
+		if (leader)
+			leader->flags |= TF_WTRAP;
+	}
+	e->inj = NULL;
+	free(in);
+	ept_put(c, e);
+	task_resume(c, t, 0);
+#else
+	task_resume(c, t, 0);
+#endif
+}
+
+void eptrace_syscall_stop(struct corral *c, struct task *t)
+{
+	struct ept *e = t->ept;
+	if (e && e->inj) {
+		trap_installed(c, t);
+		return;
+	}
+	if (e && e->tracer && e->syscall_trace) {
+		/* Its emulated tracer resumed it with PTRACE_SYSCALL. */
+		e->want = EK_SYSCALL;
+		e->want_sig = 0;
+	}
+	task_resume(c, t, 0);
+}
+
+void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
+		       int event)
+{
+	if (!(child->flags & TF_THREAD)) {
+		/* A seccomp filter is inherited by fork. */
+		struct task *leader = table_find(&c->tab, t->tgid);
+		if (leader && (leader->flags & TF_WTRAP))
+			child->flags |= TF_WTRAP | TF_WTRAP_TRIED;
+	}
+	struct ept *pe = t->ept;
+	if (!pe || !pe->tracer)
+		return;
+	bool untraced = pe->untraced;
+	pe->untraced = false;
+	unsigned long opt = event == PTRACE_EVENT_FORK	  ? PTRACE_O_TRACEFORK
+			    : event == PTRACE_EVENT_VFORK ? PTRACE_O_TRACEVFORK
+							  : PTRACE_O_TRACECLONE;
+	if (!(pe->options & opt) || untraced)
+		return;
+	struct task *tr = table_find(&c->tab, pe->tracer);
+	struct ept *ce = ept_get(c, child);
+	if (!tr || !ce)
+		return;
+	/* Auto-attached to the same tracer, stopped before it runs: SIGSTOP,
+	 * or a PTRACE_EVENT_STOP of SIGSTOP when its parent was seized. */
+	pid_t cv =
+		pe->vpid == t->tid || !child->nspid ? child->tid : child->nspid;
+	ce->tracer = pe->tracer;
+	ce->tracer_tgid = pe->tracer_tgid;
+	ce->vpid = cv;
+	ce->seized = pe->seized;
+	ce->options = pe->options;
+	ce->pending = false;
+	ce->want_sig = pe->seized ? SIGSTOP : 0;
+	ept_event(c, tr, child->tid, "attach", "auto-attached");
+	request_stop(c, ce, pe->seized ? EK_EVENT : EK_ATTACH);
+	/* The parent's event stop, held when the engine resumes it. */
+	pe->want = EK_PTEVENT;
+	pe->want_sig = 0;
+	pe->event = event;
+	pe->msg = (unsigned long)cv;
+}
+
+void eptrace_exec(struct corral *c, struct task *t)
+{
+	struct ept *e = t->ept;
+	if (!e || !e->tracer)
+		return;
+	if (e->options & PTRACE_O_TRACEEXEC) {
+		e->want = EK_PTEVENT;
+		e->want_sig = 0;
+		e->event = PTRACE_EVENT_EXEC;
+		e->msg = (unsigned long)e->vpid;
+	} else if (!e->seized) {
+		/* The kernel's SIGTRAP after a traced exec: a signal stop
+		 * for the tracer when it comes. */
+		c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGTRAP);
+	}
+}
+
 void eptrace_gone(struct corral *c, struct task *t, int status)
 {
 	/* As a tracer: the kernel detaches what that thread traced, or
@@ -904,14 +1244,34 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 	struct ept *e = t->ept;
 	if (!e)
 		return;
-	/* As a tracee: a wait parked for it gets its end. */
+	/* As a tracee: a wait parked for it gets its end. The tracer's own
+	 * child is its zombie now (corral, its real tracer, has reaped it
+	 * and the kernel handed it to its parent): the real wait runs and
+	 * collects it, or it would stay a zombie. */
 	if (e->tracer) {
+		bool real_child = !(t->flags & TF_THREAD) &&
+				  t->creator_tgid == e->tracer_tgid;
+		bool told = false;
 		for (struct ept *w = c->ept_list; w; w = w->next) {
-			if (w->parked && wait_matches(w, e)) {
+			if (!w->parked || !wait_matches(w, e))
+				continue;
+			if (real_child) {
+				w->parked = false;
+				struct task *wt = w->task;
+				ept_put(c, w);
+				task_resume(c, wt, 0);
+			} else {
 				unpark(c, w, status, e);
-				break;
 			}
+			told = true;
+			break;
 		}
+		if (!told && !real_child)
+			notify(c, e);
+	}
+	if (e->inj) {
+		free(e->inj);
+		e->inj = NULL;
 	}
 	e->tracer = 0;
 	e->parked = false;

@@ -56,9 +56,11 @@ struct waited {
  */
 enum ept_kind {
 	EK_NONE,
-	EK_ATTACH, /* PTRACE_ATTACH's stop: reported as stopped by SIGSTOP */
-	EK_EVENT,  /* PTRACE_INTERRUPT (seized): a PTRACE_EVENT_STOP */
-	EK_SIGNAL, /* a signal-delivery-stop: the tracer decides the signal */
+	EK_ATTACH,  /* PTRACE_ATTACH's stop: reported as stopped by SIGSTOP */
+	EK_EVENT,   /* PTRACE_INTERRUPT (seized): a PTRACE_EVENT_STOP */
+	EK_SIGNAL,  /* a signal-delivery-stop: the tracer decides the signal */
+	EK_PTEVENT, /* a fork, vfork, clone or exec event stop (event, msg) */
+	EK_SYSCALL, /* a syscall-entry or -exit stop (PTRACE_SYSCALL) */
 };
 
 struct ept {
@@ -69,13 +71,21 @@ struct ept {
 	pid_t vpid; /* its tid as the tracer names it (pid namespace) */
 	unsigned long options;
 	bool seized;
-	uint8_t want;	   /* a stop asked for and not reached (ept_kind) */
-	bool stopped;	   /* held in an emulated stop */
-	uint8_t kind;	   /* which (ept_kind) */
-	int sig;	   /* EK_SIGNAL: the signal */
-	bool pending;	   /* a stop its tracer has not waited for */
-	bool arrived;	   /* phase.c held it: eptrace_deliver() reports it */
-	bool interrupting; /* a real PTRACE_INTERRUPT not landed yet */
+	uint8_t want;	    /* a stop asked for and not reached (ept_kind) */
+	int want_sig;	    /* its sig (an auto-attached child's SIGSTOP) */
+	bool stopped;	    /* held in an emulated stop */
+	uint8_t kind;	    /* which (ept_kind) */
+	int sig;	    /* EK_SIGNAL: the signal; EK_EVENT: SIGSTOP for an
+			       auto-attached child, else SIGTRAP (0) */
+	int event;	    /* EK_PTEVENT: PTRACE_EVENT_* */
+	unsigned long msg;  /* what PTRACE_GETEVENTMSG answers */
+	bool untraced;	    /* its clone asked for CLONE_UNTRACED: the child
+			       gets no emulated tracer */
+	bool syscall_trace; /* resumed by PTRACE_SYSCALL: corral resumes it
+			       with the real one and reports the stops */
+	bool pending;	    /* a stop its tracer has not waited for */
+	bool arrived;	    /* phase.c held it: eptrace_deliver() reports it */
+	bool interrupting;  /* a real PTRACE_INTERRUPT not landed yet */
 	bool pass; /* the emulation's own resume: task_resume lets it go */
 	/* As a tracer: parked in a wait (held at that wait's seccomp stop). */
 	bool parked;
@@ -83,6 +93,13 @@ struct ept {
 	pid_t wpid; /* -1 any, or the tid it waits for (its names) */
 	int wopts;
 	uint64_t wstatus, wru; /* wait4: where the status and rusage go */
+	/* Its last trapped wait was let run (nothing emulated to wait
+	 * for): it may sleep in the kernel, deaf to a child that makes
+	 * itself an emulated tracee (PTRACE_TRACEME kicks it). */
+	bool in_wait;
+	/* Installing its process's wait trap (eptrace.c): the registers of
+	 * the ptrace() call that runs again once it is in place. */
+	void *inj;
 };
 
 struct corral {
@@ -386,6 +403,11 @@ long eptrace_ptrace(struct corral *c, struct task *t,
  * parked); false: let the real wait run. */
 bool eptrace_wait(struct corral *c, struct task *t,
 		  const struct audit_call *call);
+/* A wait stopped by a filter other than corral's (the wait trap): as
+ * eptrace_wait() when t's process has the trap and the call is a native
+ * wait4/waitid; false otherwise (let it run). */
+bool eptrace_plain_wait(struct corral *c, struct task *t,
+			const struct audit_call *call);
 /* clone(CLONE_UNTRACED): clear the bit so that the child is traced; 0 or
  * -errno (then the caller refuses the call). */
 int eptrace_untraced_clone(struct corral *c, struct task *t,
@@ -393,6 +415,22 @@ int eptrace_untraced_clone(struct corral *c, struct task *t,
 /* prctl(PR_SET_PTRACER / PR_SET_DUMPABLE): note what it changes. */
 void eptrace_prctl(struct corral *c, struct task *t,
 		   const struct audit_call *call);
+/* A ptrace() attach by a process whose plain waits do not stop at corral
+ * yet: true if the call was turned into the wait trap's installation (it
+ * runs again once the trap is in place, and is judged then). */
+bool eptrace_trap_waits(struct corral *c, struct task *t,
+			const struct audit_call *call);
+/* A syscall stop (SIGTRAP|0x80): the wait trap installed, or a stop for
+ * an emulated tracer that resumed its tracee with PTRACE_SYSCALL. */
+void eptrace_syscall_stop(struct corral *c, struct task *t);
+/* t made child (PTRACE_EVENT_FORK/VFORK/CLONE): the wait trap is
+ * inherited; an emulated tracer that asked for the event gets the event
+ * stop and the child. Before the child is announced. */
+void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
+		       int event);
+/* t exec'd: PTRACE_EVENT_EXEC for an emulated tracer that asked for it,
+ * the SIGTRAP of a PTRACE_TRACEME/ATTACH tracee otherwise. */
+void eptrace_exec(struct corral *c, struct task *t);
 /* Report the stops phase.c held for emulated tracers (c->ept_news). */
 void eptrace_deliver(struct corral *c);
 void eptrace_free(struct corral *c);

@@ -129,9 +129,11 @@ static bool ept_holds(struct corral *c, struct task *t, int sig)
 	if (e->tracer && !e->stopped && (e->want || sig)) {
 		e->stopped = true;
 		e->kind = sig ? EK_SIGNAL : e->want;
-		e->sig = sig;
-		if (!sig)
+		e->sig = sig ? sig : e->want_sig;
+		if (!sig) {
 			e->want = EK_NONE;
+			e->want_sig = 0;
+		}
 		e->arrived = true;
 		c->ept_news = true;
 	}
@@ -163,8 +165,12 @@ void task_resume(struct corral *c, struct task *t, int sig)
 		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
 		table_set_state(&c->tab, t, TS_LISTEN);
 	} else {
-		r = sys_ptrace(c->sys, PTRACE_CONT, t->tid, 0,
-			       (void *)(long)sig);
+		/* The emulated ptrace's own syscall stops (eptrace.c): its
+		 * wait trap being installed, or an emulated tracer's
+		 * PTRACE_SYSCALL. */
+		bool sysc = t->ept && (t->ept->syscall_trace || t->ept->inj);
+		r = sys_ptrace(c->sys, sysc ? PTRACE_SYSCALL : PTRACE_CONT,
+			       t->tid, 0, (void *)(long)sig);
 		table_set_state(&c->tab, t, TS_RUNNING);
 	}
 	/*

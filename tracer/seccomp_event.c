@@ -89,8 +89,11 @@ void engine_seccomp(struct corral *c, struct task *t)
 	if (r == -ESRCH)
 		return; /* killed mid-stop: its exit comes as an event */
 	if (r == AUDIT_NOT_OURS) {
-		/* A member's own filter stopped a call ours lets run. */
-		task_resume(c, t, 0);
+		/* A member's own filter stopped a call ours lets run: the
+		 * wait trap of a process that traces (eptrace.c), or a
+		 * filter of its own. */
+		if (!eptrace_plain_wait(c, t, &call))
+			task_resume(c, t, 0);
 		return;
 	}
 	if (r < 0) {
@@ -128,8 +131,13 @@ void engine_seccomp(struct corral *c, struct task *t)
 	 * process), and its own refusals are ptrace events of their own.
 	 */
 	if (call.rule == FILTER_RULE_PTRACE && !call.denied &&
-	    verdict[0] != 'd' && verdict[0] != 'k')
+	    verdict[0] != 'd' && verdict[0] != 'k') {
+		/* A first attach installs the wait trap; the call then runs
+		 * again and is judged and recorded then. */
+		if (eptrace_trap_waits(c, t, &call))
+			return;
 		(void)eptrace_ptrace(c, t, &call);
+	}
 	/*
 	 * Calls the filter must trace but that say nothing (a signal within
 	 * the tree) stay quiet; an escape, a refusal, or a call the decoder

@@ -30,7 +30,8 @@ extern char **environ;
 
 #define SEIZE_OPTIONS                                                      \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |  \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL |  \
+	 PTRACE_O_TRACESYSGOOD)
 
 /* What the child reports on the error pipe before it gives up. */
 struct spawn_err {

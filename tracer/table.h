@@ -56,6 +56,11 @@ enum task_flags {
 	TF_UNSTOPPABLE = 1u << 13, /* a stop-all ran out of budget on it */
 	TF_AT_SECCOMP = 1u << 6,   /* its current stop is a seccomp stop */
 	TF_NODUMP = 1u << 4,	   /* leader: prctl(PR_SET_DUMPABLE, 0) seen */
+	/* Leader: its plain waits stop at corral too (the wait trap the
+	 * emulated ptrace installs at its first attach: eptrace.c), and
+	 * whether that was tried. */
+	TF_WTRAP = 1u << 9,
+	TF_WTRAP_TRIED = 1u << 12,
 };
 
 /* A program as exec'd: shared by the forks that run it. */

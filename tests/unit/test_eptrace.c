@@ -19,6 +19,7 @@
 #include <linux/audit.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 
 #include "filter.h"
 
@@ -42,13 +43,16 @@ static struct corral *started(enum corral_escape_mode mode)
 	assert_int_equal(filter_build(&fp, &c->filter), 0);
 	M.syscall_info = &SI;
 	M.syscall_info_len = sizeof(SI);
+	/* The wait trap counts as tried: the tests of the trap clear it. */
+	for (int i = 0; i < NPROCS; i++)
+		table_find(&c->tab, TREE_PROCS[i])->flags |= TF_WTRAP_TRIED;
 	return c;
 }
 
 /* tid stops at the seccomp stop of syscall nr(a0..a4); what it returns
  * (rax after the stop: corral's answer, or the call untouched). */
-static long call(struct corral *c, pid_t tid, long nr, uint64_t a0,
-		 uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+static long call(struct corral *c, pid_t tid, long nr, uint64_t a0, uint64_t a1,
+		 uint64_t a2, uint64_t a3, uint64_t a4)
 {
 	memset(&SI, 0, sizeof(SI));
 	SI.op = PTRACE_SYSCALL_INFO_SECCOMP;
@@ -63,6 +67,15 @@ static long call(struct corral *c, pid_t tid, long nr, uint64_t a0,
 	M.regs.rdi = a0;
 	engine_handle(c, tid, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
 	return (long)M.regs.rax;
+}
+
+/* The same call, made where corral's filter lets it run: the stop is the
+ * wait trap's (or any filter's but corral's). */
+static long plain_wait(struct corral *c, pid_t tid, pid_t pid, uint64_t status,
+		       int opts)
+{
+	return call(c, tid, SYS_wait4, (uint64_t)(int64_t)pid, status,
+		    (uint64_t)opts, 0, 0);
 }
 
 static long pt(struct corral *c, pid_t tid, long req, pid_t pid, uint64_t addr,
@@ -130,10 +143,8 @@ static void test_attach_park_complete_detach(void **state)
 	static uint64_t iov[2] = {0x7000, 512};
 	mock_map(&M, TRACER, 0x6000, (const char *)iov, sizeof(iov));
 	mark = M.ncalls;
-	assert_int_equal(pt(c, TRACER, PTRACE_GETREGSET, TRACEE, 1, 0x6000),
-			 0);
-	assert_int_equal(mock_count(&M, mark, PTRACE_GETREGSET, TRACEE, -1),
-			 1);
+	assert_int_equal(pt(c, TRACER, PTRACE_GETREGSET, TRACEE, 1, 0x6000), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_GETREGSET, TRACEE, -1), 1);
 	uint64_t len = 0;
 	assert_true(mock_written(&M, TRACER, 0x6008, &len, sizeof(len)));
 	assert_int_equal(len, 512);
@@ -217,9 +228,8 @@ static void test_tracer_death_releases(void **state)
 static void test_tracer_death_exitkill(void **state)
 {
 	struct corral *c = started(CORRAL_ESCAPE_OFF);
-	assert_int_equal(pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0,
-			    PTRACE_O_EXITKILL),
-			 0);
+	assert_int_equal(
+		pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0, PTRACE_O_EXITKILL), 0);
 	/* SEIZE stops nothing; INTERRUPT does, as a PTRACE_EVENT_STOP. */
 	assert_int_equal(pt(c, TRACER, PTRACE_INTERRUPT, TRACEE, 0, 0), 0);
 	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
@@ -334,8 +344,8 @@ static void test_untraced_clone_stripped(void **state)
 	assert_true(jpos(c, "\"event\":\"escape\"") < 0);
 	/* with a namespace */
 	mark = M.ncalls;
-	call(c, TRACEE, SYS_clone, CLONE_UNTRACED | CLONE_NEWNS | SIGCHLD, 0,
-	     0, 0, 0);
+	call(c, TRACEE, SYS_clone, CLONE_UNTRACED | CLONE_NEWNS | SIGCHLD, 0, 0,
+	     0, 0);
 	assert_true(skipped());
 	assert_int_equal((long)M.regs.rax, -EPERM);
 	assert_int_equal(M.regs.rdi, CLONE_UNTRACED | CLONE_NEWNS | SIGCHLD);
@@ -357,6 +367,172 @@ static void test_escape_modes(void **state)
 	assert_null(c->ept_list);
 	mock_free(c);
 }
+
+/* The first attach of a process installs its wait trap: the ptrace() call
+ * becomes seccomp(SET_MODE_FILTER, TSYNC, prog below the red zone), the
+ * task goes on with PTRACE_SYSCALL; at its exit stop the registers are put
+ * back one instruction earlier (the ptrace() call runs again, judged then)
+ * and its process's plain waits stop at corral from then on. */
+static void test_wait_trap_installed(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	struct task *tr = table_find(&c->tab, TRACER);
+	tr->flags &= ~TF_WTRAP_TRIED;
+	int mark = M.ncalls;
+	M.regs.rsp = 0x7ff000;
+	memset(&SI, 0, sizeof(SI));
+	SI.op = PTRACE_SYSCALL_INFO_SECCOMP;
+	SI.arch = AUDIT_ARCH_X86_64;
+	SI.seccomp.nr = SYS_ptrace;
+	SI.seccomp.args[0] = PTRACE_ATTACH;
+	SI.seccomp.args[1] = TRACEE;
+	M.regs.orig_rax = SYS_ptrace;
+	M.regs.rax = (unsigned long long)-ENOSYS;
+	M.regs.rip = 0x401002;
+	M.regs.rdi = PTRACE_ATTACH;
+	M.regs.rsi = TRACEE;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_SECCOMP));
+	/* seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, prog) */
+	assert_int_equal(M.regs.orig_rax, SYS_seccomp);
+	assert_int_equal(M.regs.rdi, SECCOMP_SET_MODE_FILTER);
+	assert_int_equal(M.regs.rsi, SECCOMP_FILTER_FLAG_TSYNC);
+	assert_true(M.regs.rdx < 0x7ff000 - 128);
+	uint16_t len = 0;
+	assert_true(mock_written(&M, TRACER, M.regs.rdx, &len, sizeof(len)));
+	assert_int_equal(len, 7);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACEE, -1), 0);
+	assert_true(jpos(c, "\"action\":\"attach\"") < 0); /* not yet */
+	assert_false(table_find(&c->tab, TRACER)->flags & TF_WTRAP);
+	/* seccomp() returned 0: the call runs again. */
+	mark = M.ncalls;
+	M.regs.rax = 0;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(M.regs.rip, 0x401000);
+	assert_int_equal(M.regs.rax, SYS_ptrace);
+	assert_int_equal(M.regs.orig_rax, SYS_ptrace);
+	assert_int_equal(M.regs.rdi, PTRACE_ATTACH);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_true(table_find(&c->tab, TRACER)->flags & TF_WTRAP);
+	/* Judged and emulated this time; a fork inherits the trap. */
+	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), 0);
+	assert_true(skipped());
+	assert_int_equal(M.nsetregs, 3);
+	tree_child(c, TRACER, 105, false);
+	assert_true(table_find(&c->tab, 105)->flags & TF_WTRAP);
+	/* A plain wait of a process without the trap runs as it is. */
+	mark = M.ncalls;
+	plain_wait(c, 103, -1, STATUS, 0);
+	assert_false(skipped());
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 103, 0), 1);
+	mock_free(c);
+}
+
+/* PTRACE_TRACEME: refused while its parent's plain waits do not stop at
+ * corral; then the child becomes its parent's emulated tracee: its SIGSTOP
+ * is held and answers the parent's plain waitpid(child, &st, 0), parked
+ * before it. The child killed and reaped by corral: the parent's parked
+ * wait runs for real (the zombie is the parent's to collect). */
+static void test_traceme_plain_wait(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	mock_creds(&M, 103)->ppid = TRACER;
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), -EPERM);
+	assert_true(jpos(c, "waits are not trapped") >= 0);
+	table_find(&c->tab, TRACER)->flags |= TF_WTRAP;
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
+	assert_true(jpos(c, "\"action\":\"traceme\"") >= 0);
+	/* a second time: already traced */
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), -EPERM);
+	/* the parent's plain wait parks */
+	int mark = M.ncalls;
+	plain_wait(c, TRACER, 103, STATUS, 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, -1), 0);
+	/* kill(getpid(), SIGSTOP): held for the parent, which is answered */
+	mark = M.ncalls;
+	M.regs.orig_rax = SYS_wait4;
+	engine_handle(c, 103, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 103, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGSTOP << 8) | 0x7f);
+	assert_int_equal((long)M.regs.rax, 103);
+	/* no SIGCHLD: the parent had its answer */
+	assert_int_equal(mock_count(&M, mark, -SIGCHLD, 101, -1), 0);
+	/* the parent sets options and waits again: parked */
+	assert_int_equal(pt(c, TRACER, PTRACE_SETOPTIONS, 103, 0,
+			    PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK),
+			 0);
+	plain_wait(c, TRACER, 103, STATUS, 0);
+	/* kill(child, SIGKILL): its end runs the parent's wait for real */
+	mark = M.ncalls;
+	M.regs.orig_rax = SYS_wait4;
+	M.regs.rax = (unsigned long long)-ENOSYS;
+	engine_handle(c, 103, ST_KILLED(SIGKILL));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_int_equal(M.regs.orig_rax, SYS_wait4); /* not skipped */
+	mock_free(c);
+}
+
+/* A parent asleep in a real wait (let run: nothing emulated to wait for)
+ * when its child calls PTRACE_TRACEME is interrupted: its wait restarts
+ * and stops at corral. With no waiter, a stop sends the tracer SIGCHLD. */
+static void test_traceme_kicks_sleeping_parent(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	mock_creds(&M, 103)->ppid = TRACER;
+	table_find(&c->tab, TRACER)->flags |= TF_WTRAP;
+	int mark = M.ncalls;
+	plain_wait(c, TRACER, 103, STATUS, 0);
+	assert_false(skipped());
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	mark = M.ncalls;
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACER, -1), 1);
+	/* the interrupt lands: the parent runs on (its wait restarts) */
+	mark = M.ncalls;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	/* the child's SIGSTOP with nobody waiting: SIGCHLD to the parent */
+	mark = M.ncalls;
+	engine_handle(c, 103, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(mock_count(&M, mark, -SIGCHLD, TRACER, -1), 1);
+	/* its restarted wait is answered at once */
+	assert_int_equal(plain_wait(c, TRACER, 103, STATUS, 0), 103);
+	mock_free(c);
+}
+
+/* PTRACE_O_TRACEFORK: the tracee's fork is an event stop for its tracer
+ * (PTRACE_GETEVENTMSG: the child), and the child is auto-attached, seized
+ * as its parent was: its first stop a PTRACE_EVENT_STOP of SIGSTOP. */
+static void test_fork_event_auto_attach(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	assert_int_equal(pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0,
+			    PTRACE_O_TRACEFORK | PTRACE_O_TRACESYSGOOD),
+			 0);
+	int mark = M.ncalls;
+	tree_child(c, TRACEE, 200, false);
+	/* both held */
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, -1), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 200, -1), 0);
+	assert_true(jpos(c, "auto-attached") >= 0);
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS),
+			 (PTRACE_EVENT_FORK << 16) | (SIGTRAP << 8) | 0x7f);
+	assert_int_equal(pt(c, TRACER, PTRACE_GETEVENTMSG, TRACEE, 0, 0x6100),
+			 0);
+	unsigned long msg = 0;
+	assert_true(mock_written(&M, TRACER, 0x6100, &msg, sizeof(msg)));
+	assert_int_equal(msg, 200);
+	assert_int_equal(wait_for(c, TRACER, -1, STATUS, __WALL), 200);
+	assert_int_equal(status_at(TRACER, STATUS),
+			 (PTRACE_EVENT_STOP << 16) | (SIGSTOP << 8) | 0x7f);
+	/* resumed by its tracer, the child runs */
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_CONT, 200, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 200, 0), 1);
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -373,6 +549,10 @@ int main(void)
 		cmocka_unit_test(test_yama_ptracer),
 		cmocka_unit_test(test_untraced_clone_stripped),
 		cmocka_unit_test(test_escape_modes),
+		cmocka_unit_test(test_wait_trap_installed),
+		cmocka_unit_test(test_traceme_plain_wait),
+		cmocka_unit_test(test_traceme_kicks_sleeping_parent),
+		cmocka_unit_test(test_fork_event_auto_attach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #else
