@@ -7,6 +7,7 @@
 #                   make uninstall with the same variables removes it all
 #   make deps       install missing Debian packages (or print the command)
 #   make test       unit (cmocka) + integration tests
+#   make check-layers  tracer/ calls only downward (docs/design.md, "Layers")
 #   make check-deb  build, lint, install and remove the Debian packages (root)
 #   make demo       run corral on a small real tree, show tree and journal
 #   make asan       build and run the tests under ASan + UBSan
@@ -67,7 +68,7 @@ EXAMPLES     := $(wildcard examples/*.c) examples/Makefile
 # Run after (un)installing without DESTDIR, as root; LDCONFIG= to skip.
 LDCONFIG     ?= ldconfig
 
-.PHONY: all deps check-deps test soak unit integration demo asan clean format \
+.PHONY: all deps check-deps test soak unit integration demo asan clean format check-layers \
         bench bench-quick install uninstall check-deb print-pkgs
 
 all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
@@ -205,6 +206,12 @@ check-deb: deps
 	BUILD=$(BUILD) bash tests/package/deb.sh
 
 # The unit tests alone (debian/rules runs them in the package build).
+# The layer map is the picture in docs/design.md, "Layers"; what a file
+# uses comes from nm on its object and its #includes. make test runs it as
+# tests/integration/check_layers.sh, which also breaks it on purpose.
+check-layers: all
+	python3 tests/check-layers.py --build $(BUILD)
+
 unit: all $(UNIT_BIN) $(FIX_BIN)
 	BUILD=$(BUILD) tests/run.sh unit
 

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""check-layers.py [--root DIR] [--build DIR]: tracer/ calls only downward.
+
+`make check-layers` (and `make test`) runs it. The layer map is the picture
+in docs/design.md, "Layers", read as it is drawn:
+
+  - the rows between lines of dashes are layers, top first; a file is on the
+    row where its name (x.c) is drawn;
+  - a file may use (call, or read a variable of) a file on a lower row, and
+    one on its own row only along an arrow written `a.c -> b.c` in the
+    paragraph after the picture, or in the bottom row's "within this row:"
+    list (`a -> b, c; ...`: each name before an arrow uses each after it).
+
+What a file uses is read from the objects in BUILD/obj (nm: the globals one
+object leaves undefined that another defines), and from its #include lines
+(x.h is x.c's header; internal.h, grouped by layer itself, is left out). A
+tracer/ file that is not in the picture fails too: a new file is placed.
+cli/ sits above the library, through include/corral.h only: its objects use
+nothing of the library but corral_* (and it includes no library header).
+
+Exit 0 when the code keeps to the picture, 1 with every arrow that runs the
+wrong way listed, 2 when the picture or the objects cannot be read.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument('--root', default=os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+ap.add_argument('--build', default=None)
+args = ap.parse_args()
+root = args.root
+build = args.build or os.path.join(root, 'build')
+if not os.path.isabs(build):
+    build = os.path.join(root, build)
+
+
+def die(msg):
+    print('check-layers: ' + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+# ------------------------------------------------------------- the picture
+try:
+    design = open(os.path.join(root, 'docs/design.md'), encoding='utf-8').read()
+except OSError as e:
+    die('docs/design.md: %s' % e)
+m = re.search(r'^## Layers\n(.*?)^```\n(.*?)^```\n(.*?)(?=^## |\Z)', design,
+              flags=re.S | re.M)
+if not m:
+    die('docs/design.md has no "## Layers" section with a picture')
+picture, after = m.group(2), m.group(3)
+
+layer = {}  # file stem -> row (0 = top)
+row = 0
+within = ''
+for line in picture.splitlines():
+    if re.match(r'^[\s|]*-{10,}\s*$', line):
+        row += 1
+        continue
+    # the bottom row's own arrows, in words after "within this row:"
+    w = line.find('within this row:')
+    if w >= 0 or within:
+        within += ' ' + (line[w + len('within this row:'):] if w >= 0 else line)
+        line = line[:w] if w >= 0 else ''
+    for stem in re.findall(r'\b([a-z_0-9]+)\.c\b', line):
+        if stem in layer and layer[stem] != row:
+            die('docs/design.md: %s.c is drawn on two rows' % stem)
+        layer[stem] = row
+if row < 1 or len(layer) < 2:
+    die('docs/design.md: the picture has %d rows and %d files: not read' %
+        (row + 1, len(layer)))
+
+allowed = set()  # (from, to) on the same row
+for a, b in re.findall(r'`([a-z_0-9]+)\.c -> ([a-z_0-9]+)\.c`', after):
+    allowed.add((a, b))
+within = re.sub(r'\([^()]*\)', '', within).replace(')', '')
+for seg in within.split(';'):
+    groups = [[n.strip() for n in g.split(',') if n.strip()]
+              for g in seg.split('->')]
+    # an order within the row: each name uses those after it
+    for i, g1 in enumerate(groups):
+        for g2 in groups[i + 1:]:
+            for a in g1:
+                for b in g2:
+                    allowed.add((a, b))
+for a, b in allowed:
+    for s in (a, b):
+        if s not in layer:
+            die('docs/design.md: an arrow names %s, which is not in the '
+                'picture' % s)
+
+# ------------------------------------------------------------------ the code
+bad = []
+
+
+def check(user, used, how):
+    if user == used or user not in layer or used not in layer:
+        return
+    lu, ld = layer[user], layer[used]
+    if ld > lu:
+        return
+    if ld == lu and (user, used) in allowed:
+        return
+    where = 'its own row' if ld == lu else 'a row above it'
+    bad.append('tracer/%s.c %s tracer/%s.c, on %s (docs/design.md, '
+               '"Layers")' % (user, how, used, where))
+
+
+tdir = os.path.join(root, 'tracer')
+sources = sorted(f[:-2] for f in os.listdir(tdir) if f.endswith('.c'))
+for s in sources:
+    if s not in layer:
+        bad.append('tracer/%s.c is not in the picture of docs/design.md, '
+                   '"Layers": draw it on its row' % s)
+for s in sorted(layer):
+    if s not in sources:
+        bad.append('docs/design.md draws %s.c, which tracer/ does not have'
+                   % s)
+
+def nm(obj, flags):
+    try:
+        out = subprocess.run(['nm', '-P'] + flags + [obj], check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        die('nm %s: %s' % (obj, e))
+    return out.splitlines()
+
+
+odir = os.path.join(build, 'obj', 'tracer')
+owner = {}
+undef = {}
+for s in sources:
+    obj = os.path.join(odir, s + '.o')
+    if not os.path.exists(obj):
+        die('%s is not built (make all first)' % obj)
+    for l in nm(obj, ['--defined-only', '-g']):
+        owner.setdefault(l.split()[0], s)
+    undef[s] = {l.split()[0] for l in nm(obj, ['-u'])}
+for s in sources:
+    for sym in sorted(undef[s]):
+        if sym in owner:
+            check(s, owner[sym], 'uses %s of' % sym)
+
+# Includes. A header belongs to the lowest row among the files that define
+# what it declares (journal.h declares the sink's and the chain's
+# functions as well as the journal's); one that declares nothing defined
+# (types only) to the file of its name; internal.h is grouped by layer.
+def header_row(h):
+    try:
+        text = open(os.path.join(tdir, h + '.h'), encoding='utf-8').read()
+    except OSError:
+        return None, None
+    rows = [(layer[owner[n]], owner[n]) for n in
+            set(re.findall(r'\b([a-z_][a-z_0-9]*)\s*\(', text))
+            if n in owner and owner[n] in layer]
+    if rows:
+        return max(rows)
+    return (layer[h], h) if h in layer else (None, None)
+
+
+for s in sources:
+    text = open(os.path.join(tdir, s + '.c'), encoding='utf-8').read()
+    for h in re.findall(r'^\s*#\s*include\s+"([a-z_0-9]+)\.h"', text,
+                        flags=re.M):
+        if h == 'internal':
+            continue
+        r, f = header_row(h)
+        if r is not None and f != s:
+            check(s, f, 'includes %s.h, the header of' % h)
+
+# cli/: corral.h only
+lib_defined = set()
+for d in ('tracer', 'sandbox', 'report'):
+    od = os.path.join(build, 'obj', d)
+    for f in sorted(os.listdir(od)) if os.path.isdir(od) else []:
+        if f.endswith('.o'):
+            lib_defined |= {l.split()[0] for l in
+                            nm(os.path.join(od, f), ['--defined-only', '-g'])}
+cdir = os.path.join(root, 'cli')
+for f in sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []:
+    if f.endswith('.c'):
+        obj = os.path.join(build, 'obj', 'cli', f[:-2] + '.o')
+        if not os.path.exists(obj):
+            die('%s is not built (make all first)' % obj)
+        for sym in sorted({l.split()[0] for l in nm(obj, ['-u'])}):
+            if sym in lib_defined and not sym.startswith('corral_'):
+                bad.append('cli/%s uses %s, which is not in include/corral.h '
+                           '(cli/ sits above the library)' % (f, sym))
+
+for b in sorted(set(bad)):
+    print(b, file=sys.stderr)
+if bad:
+    print('check-layers: %d arrow(s) against docs/design.md, "Layers"' %
+          len(set(bad)), file=sys.stderr)
+    sys.exit(1)
+print('check-layers: tracer/ keeps to the picture (%d files, %d rows)' %
+      (len(sources), row + 1))
