@@ -243,7 +243,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		c->orphans--;
 	release_vfork_parent(c, t);
 	clear_vfork_wait(c, t);
-	if (t->ept || c->ept_list)
+	if (t->ept || c->ept_list || c->ept_zombies)
 		eptrace_gone(c, t, status);
 	if (thread) {
 		struct task *leader = table_find(&c->tab, tgid);

@@ -154,6 +154,11 @@ void eptrace_free(struct corral *c)
 		free(e);
 	}
 	c->ept_list = NULL;
+	for (struct ept_zombie *z = c->ept_zombies, *n; z; z = n) {
+		n = z->next;
+		free(z);
+	}
+	c->ept_zombies = NULL;
 }
 
 /* Free a record that plays no part any more. */
@@ -540,6 +545,30 @@ bool eptrace_wait(struct corral *c, struct task *t,
 	}
 	if (t->ept)
 		t->ept->in_wait = false; /* it is here, not in the kernel */
+	/* An end it has not collected comes first, as a zombie would. */
+	for (struct ept_zombie **zp = &c->ept_zombies, *z; (z = *zp);
+	     zp = &z->next) {
+		if (z->tracer_tgid != t->tgid || (pid != -1 && z->vpid != pid))
+			continue;
+		bool keep = (opts & WNOWAIT) && !z->real;
+		if (!keep)
+			*zp = z->next;
+		if (z->real) {
+			/* Its own child: the real wait collects the zombie. */
+			free(z);
+			task_resume(c, t, 0);
+			return true;
+		}
+		struct ept fake;
+		memset(&fake, 0, sizeof(fake));
+		fake.vpid = z->vpid;
+		answer(c, t, waitid, a[waitid ? 2 : 1], a[waitid ? 4 : 3],
+		       z->status, &fake, 0);
+		if (!keep)
+			free(z);
+		task_resume(c, t, 0);
+		return true;
+	}
 	struct ept *hit = NULL;
 	bool any = false;
 	for (struct ept *e = c->ept_list; e; e = e->next) {
@@ -744,6 +773,7 @@ static void detach(struct corral *c, struct ept *e, struct task *tracer,
 	e->tracer = e->tracer_tgid = 0;
 	e->want = EK_NONE;
 	e->options = 0;
+	e->syscall_trace = false;
 	if (tracer)
 		ept_event(c, tracer, tracee, action, NULL);
 	if (e->stopped)
@@ -847,6 +877,33 @@ static long get_siginfo(struct corral *c, struct task *t, struct ept *e,
 	return put_mem(c, t, data, &si, sizeof(si)) < 0 ? -EFAULT : 0;
 }
 
+/*
+ * PTRACE_GET_SYSCALL_INFO from corral's real one: at an emulated syscall
+ * stop the real stop is that syscall stop; at any other emulated stop the
+ * kernel would say "none" (corral's real stop may be a seccomp stop).
+ */
+static long syscall_info(struct corral *c, struct task *t, struct ept *e,
+			 uint64_t size, uint64_t data)
+{
+	struct ptrace_syscall_info si;
+	memset(&si, 0, sizeof(si));
+	long r = sys_ptrace(c->sys, PTRACE_GET_SYSCALL_INFO, e->task->tid,
+			    (void *)sizeof(si), &si);
+	if (r < 0)
+		return r;
+	if (e->kind != EK_SYSCALL) {
+		si.op = PTRACE_SYSCALL_INFO_NONE;
+		r = offsetof(struct ptrace_syscall_info, entry);
+		memset(&si.entry, 0, sizeof(si) - (size_t)r);
+	}
+	size_t n = (size_t)r < size ? (size_t)r : size;
+	if (n > sizeof(si))
+		n = sizeof(si);
+	if (n && put_mem(c, t, data, &si, n) < 0)
+		return -EFAULT;
+	return r;
+}
+
 static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 		    uint64_t addr, uint64_t data)
 {
@@ -884,9 +941,23 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 	long r;
 	switch (req) {
 	case PTRACE_CONT:
+	case PTRACE_SYSCALL:
 		if (data > 64)
 			return -EIO;
+		/* PTRACE_SYSCALL: corral resumes it with the real one and
+		 * reports its syscall stops (eptrace_syscall_stop). */
+		e->syscall_trace = req == PTRACE_SYSCALL;
 		release(c, e, (int)data);
+		return 0;
+	case PTRACE_GET_SYSCALL_INFO:
+		return syscall_info(c, t, e, addr, data);
+	case PTRACE_LISTEN:
+		/* Only at a PTRACE_EVENT_STOP of a seized tracee, as the
+		 * kernel; corral keeps the real task in its group stop
+		 * (phase.c) until it is continued. */
+		if (!e->seized || e->kind != EK_EVENT)
+			return -EIO;
+		release(c, e, 0);
 		return 0;
 	case PTRACE_DETACH:
 		if (data > 64)
@@ -1189,7 +1260,8 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 	if (!tr || !ce)
 		return;
 	/* Auto-attached to the same tracer, stopped before it runs: SIGSTOP,
-	 * or a PTRACE_EVENT_STOP of SIGSTOP when its parent was seized. */
+	 * or a PTRACE_EVENT_STOP (SIGTRAP: do_jobctl_trap() outside a group
+	 * stop) when its parent was seized. */
 	pid_t cv =
 		pe->vpid == t->tid || !child->nspid ? child->tid : child->nspid;
 	ce->tracer = pe->tracer;
@@ -1198,7 +1270,7 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 	ce->seized = pe->seized;
 	ce->options = pe->options;
 	ce->pending = false;
-	ce->want_sig = pe->seized ? SIGSTOP : 0;
+	ce->want_sig = 0;
 	ept_event(c, tr, child->tid, "attach", "auto-attached");
 	request_stop(c, ce, pe->seized ? EK_EVENT : EK_ATTACH);
 	/* The parent's event stop, held when the engine resumes it. */
@@ -1227,6 +1299,17 @@ void eptrace_exec(struct corral *c, struct task *t)
 
 void eptrace_gone(struct corral *c, struct task *t, int status)
 {
+	if (t->tid == t->tgid) {
+		/* A tracer process that ended collects nothing any more. */
+		for (struct ept_zombie **zp = &c->ept_zombies, *z; (z = *zp);) {
+			if (z->tracer_tgid == t->tgid) {
+				*zp = z->next;
+				free(z);
+			} else {
+				zp = &z->next;
+			}
+		}
+	}
 	/* As a tracer: the kernel detaches what that thread traced, or
 	 * kills it when it asked PTRACE_O_EXITKILL. */
 	for (struct ept *e = c->ept_list, *n; e; e = n) {
@@ -1266,8 +1349,21 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 			told = true;
 			break;
 		}
-		if (!told && !real_child)
-			notify(c, e);
+		if (!told) {
+			/* Nobody waits now: its end waits for the tracer's
+			 * next wait (the kernel's zombie). */
+			struct ept_zombie *z = calloc(1, sizeof(*z));
+			if (z) {
+				z->tracer_tgid = e->tracer_tgid;
+				z->vpid = e->vpid;
+				z->status = status;
+				z->real = real_child;
+				z->next = c->ept_zombies;
+				c->ept_zombies = z;
+			}
+			if (!real_child)
+				notify(c, e);
+		}
 	}
 	if (e->inj) {
 		free(e->inj);

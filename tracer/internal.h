@@ -63,6 +63,15 @@ enum ept_kind {
 	EK_SYSCALL, /* a syscall-entry or -exit stop (PTRACE_SYSCALL) */
 };
 
+/* An emulated tracee's end its tracer has not collected yet. */
+struct ept_zombie {
+	struct ept_zombie *next;
+	pid_t tracer_tgid;
+	pid_t vpid;  /* as the tracer names it */
+	int status;  /* its wait status */
+	bool real;   /* the tracer's own child: its real wait collects it */
+};
+
 struct ept {
 	struct ept *next, *prev; /* c->ept_list */
 	struct task *task;
@@ -72,11 +81,11 @@ struct ept {
 	unsigned long options;
 	bool seized;
 	uint8_t want;	    /* a stop asked for and not reached (ept_kind) */
-	int want_sig;	    /* its sig (an auto-attached child's SIGSTOP) */
+	int want_sig;	    /* its sig */
 	bool stopped;	    /* held in an emulated stop */
 	uint8_t kind;	    /* which (ept_kind) */
-	int sig;	    /* EK_SIGNAL: the signal; EK_EVENT: SIGSTOP for an
-			       auto-attached child, else SIGTRAP (0) */
+	int sig;	    /* EK_SIGNAL: the signal; EK_EVENT: its signal,
+			       0 for SIGTRAP */
 	int event;	    /* EK_PTEVENT: PTRACE_EVENT_* */
 	unsigned long msg;  /* what PTRACE_GETEVENTMSG answers */
 	bool untraced;	    /* its clone asked for CLONE_UNTRACED: the child
@@ -201,6 +210,9 @@ struct corral {
 			    */
 	/* The emulated ptrace (eptrace.c). */
 	struct ept *ept_list;
+	/* Emulated tracees that ended while their tracer was not waiting:
+	 * reported by its next wait (eptrace.c). */
+	struct ept_zombie *ept_zombies;
 	bool ept_news;		  /* a stop was held for an emulated tracer */
 	unsigned long long ept_warned; /* requests journaled as unsupported */
 };

@@ -503,7 +503,8 @@ static void test_traceme_kicks_sleeping_parent(void **state)
 
 /* PTRACE_O_TRACEFORK: the tracee's fork is an event stop for its tracer
  * (PTRACE_GETEVENTMSG: the child), and the child is auto-attached, seized
- * as its parent was: its first stop a PTRACE_EVENT_STOP of SIGSTOP. */
+ * as its parent was: its first stop a PTRACE_EVENT_STOP (SIGTRAP, the
+ * kernel's do_jobctl_trap() outside a group stop). */
 static void test_fork_event_auto_attach(void **state)
 {
 	struct corral *c = started(CORRAL_ESCAPE_OFF);
@@ -526,11 +527,107 @@ static void test_fork_event_auto_attach(void **state)
 	assert_int_equal(msg, 200);
 	assert_int_equal(wait_for(c, TRACER, -1, STATUS, __WALL), 200);
 	assert_int_equal(status_at(TRACER, STATUS),
-			 (PTRACE_EVENT_STOP << 16) | (SIGSTOP << 8) | 0x7f);
+			 (PTRACE_EVENT_STOP << 16) | (SIGTRAP << 8) | 0x7f);
 	/* resumed by its tracer, the child runs */
 	mark = M.ncalls;
 	assert_int_equal(pt(c, TRACER, PTRACE_CONT, 200, 0, 0), 0);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 200, 0), 1);
+	mock_free(c);
+}
+
+/* PTRACE_SYSCALL: corral resumes the tracee with the real request; its
+ * syscall stop (SIGTRAP|0x80) is held and reported as the kernel would
+ * (0x80 with TRACESYSGOOD); PTRACE_GET_SYSCALL_INFO is corral's real one
+ * there, "none" at other stops. A seccomp stop in between stays corral's
+ * own and the tracee goes on with PTRACE_SYSCALL. PTRACE_CONT ends it. */
+static void test_syscall_stops(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	assert_int_equal(
+		pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0, PTRACE_O_TRACESYSGOOD),
+		0);
+	pt(c, TRACER, PTRACE_INTERRUPT, TRACEE, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	/* at an event stop: op none, 24 bytes */
+	memset(&SI, 0, sizeof(SI));
+	SI.op = PTRACE_SYSCALL_INFO_SECCOMP; /* corral's real stop */
+	SI.arch = AUDIT_ARCH_X86_64;
+	long r = call(c, TRACER, SYS_ptrace, PTRACE_GET_SYSCALL_INFO, TRACEE,
+		      sizeof(SI), 0x6200, 0);
+	/* (call() rewrote SI for the tracer's own stop: the info written is
+	 * the tracer's ptrace stop's, its op forced to none) */
+	assert_int_equal(r, 24);
+	uint8_t op = 0xff;
+	assert_true(mock_written(&M, TRACER, 0x6200, &op, 1));
+	assert_int_equal(op, PTRACE_SYSCALL_INFO_NONE);
+	int mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_SYSCALL, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACEE, 0), 1);
+	/* a syscall-entry stop: held, reported with 0x80 */
+	mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACEE, -1), 0);
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS),
+			 ((SIGTRAP | 0x80) << 8) | 0x7f);
+	/* GETSIGINFO says so too */
+	assert_int_equal(pt(c, TRACER, PTRACE_GETSIGINFO, TRACEE, 0, 0x6300),
+			 0);
+	siginfo_t si;
+	assert_true(mock_written(&M, TRACER, 0x6300, &si, sizeof(si)));
+	assert_int_equal(si.si_code, SIGTRAP | 0x80);
+	/* GET_SYSCALL_INFO at the syscall stop: the real one, as it is */
+	memset(&SI, 0, sizeof(SI));
+	r = call(c, TRACER, SYS_ptrace, PTRACE_GET_SYSCALL_INFO, TRACEE,
+		 sizeof(SI), 0x6200, 0);
+	assert_int_equal(r, sizeof(SI));
+	assert_true(mock_written(&M, TRACER, 0x6200, &op, 1));
+	assert_int_equal(op, PTRACE_SYSCALL_INFO_SECCOMP); /* what mock said */
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_SYSCALL, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACEE, 0), 1);
+	/* a seccomp stop of corral's own in between: it goes on traced */
+	mark = M.ncalls;
+	call(c, TRACEE, SYS_prctl, PR_SET_PTRACER, 0, 0, 0, 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACEE, 0), 1);
+	/* its exit stop, then PTRACE_CONT: no more syscall stops */
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_CONT, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	/* LISTEN only at a PTRACE_EVENT_STOP */
+	engine_handle(c, TRACEE, ST_STOP(SIGUSR1, 0));
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL);
+	assert_int_equal(pt(c, TRACER, PTRACE_LISTEN, TRACEE, 0, 0), -EIO);
+	mock_free(c);
+}
+
+/* An emulated tracee that ends while its tracer is not waiting: its end
+ * waits for the tracer's next wait (a zombie), after SIGCHLD; the
+ * tracer's own child's end is collected by its real wait. */
+static void test_exit_collected_later(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	assert_int_equal(pt(c, TRACER, PTRACE_SEIZE, 102, 0, 0), 0);
+	int mark = M.ncalls;
+	engine_handle(c, 102, ST_EXIT(0));
+	assert_int_equal(mock_count(&M, mark, -SIGCHLD, TRACER, -1), 1);
+	assert_int_equal(wait_for(c, TRACER, -1, STATUS, __WALL), 102);
+	assert_int_equal(status_at(TRACER, STATUS), 0);
+	assert_true(skipped());
+	/* collected once: nothing left to wait for, the real wait runs */
+	wait_for(c, TRACER, -1, STATUS, __WALL | WNOHANG);
+	assert_false(skipped());
+	/* its own child: the real wait collects the zombie */
+	assert_int_equal(pt(c, TRACER, PTRACE_SEIZE, 103, 0, 0), 0);
+	engine_handle(c, 103, ST_EXIT(7 << 0));
+	mark = M.ncalls;
+	wait_for(c, TRACER, -1, STATUS, __WALL);
+	assert_false(skipped());
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_null(c->ept_zombies);
 	mock_free(c);
 }
 #endif
@@ -553,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_traceme_plain_wait),
 		cmocka_unit_test(test_traceme_kicks_sleeping_parent),
 		cmocka_unit_test(test_fork_event_auto_attach),
+		cmocka_unit_test(test_syscall_stops),
+		cmocka_unit_test(test_exit_collected_later),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #else
