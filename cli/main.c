@@ -194,6 +194,12 @@ static int by_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The library's messages for a person (corral_config.log). */
+static void on_log(const char *msg, void *arg)
+{
+	fprintf(stderr, "corral: %s\n", msg);
+}
+
 static void on_event(const struct corral_event *ev, void *arg)
 {
 	struct verbose *v = arg;
@@ -490,6 +496,7 @@ static int cmd_run(int argc, char **argv, char **self_argv)
 	cfg.history = tree || o.result; /* both list ended processes */
 	cfg.live_stderr = true;
 	cfg.live_socket = true;
+	cfg.log = on_log;
 	struct verbose vb = {.cfg = &cfg};
 	if (o.verbose) {
 		cfg.on_event = on_event;

@@ -277,6 +277,16 @@ struct corral_event {
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);
 
+/*
+ * A message the library has for a person (a journal that cannot be
+ * written or is not the one written, a core that could not be made): one
+ * line, without "corral: " and without a newline, e.g. "journal: j.jsonl:
+ * No space left on device; ...". Called on the thread that drives the
+ * loop; it must not call into the library. The CLI prints
+ * "corral: MSG\n" on stderr.
+ */
+typedef void (*corral_log_fn)(const char *msg, void *arg);
+
 enum corral_escape_mode {
 	CORRAL_ESCAPE_OFF,
 	CORRAL_ESCAPE_LOG,
@@ -440,6 +450,14 @@ struct corral_config {
 	const char *core_filter;
 	uint64_t core_budget_bytes;
 	double core_budget_seconds;
+	/*
+	 * Where the library's messages for a person go (corral_log_fn).
+	 * NULL (the default): nowhere; the library writes nothing to
+	 * stderr but what live_stderr asks for (docs/api.md). What they say
+	 * is in the journal's end line and corral_result too.
+	 */
+	corral_log_fn log;
+	void *log_arg;
 #ifdef CORRAL_TEST_GROW
 	/* What a later version's struct looks like (the ABI test). */
 	int test_grow_knob; /* default 7 */

@@ -44,6 +44,7 @@
 
 #include "coredump.h"
 #include "internal.h"
+#include "log.h"
 
 #define CORES_SLACK 0.5 /* seconds past the budget for a worker to finish */
 #define CORES_BYTES_DEFAULT (1ull << 30)
@@ -491,7 +492,8 @@ static void emit_core(struct corral *c, const char *why, const struct job *j,
 	emit(c, &ev);
 	/* Said where a person sees it, not only in the journal. */
 	if (err[0])
-		fprintf(stderr, "corral: core of %d: %s\n", j->pid, err);
+		log_msg(c->cfg.log, c->cfg.log_arg, "core of %d: %s", j->pid,
+			err);
 }
 
 static void emit_error(struct corral *c, const char *why, pid_t pid,

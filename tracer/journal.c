@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "journal.h"
+#include "log.h"
 #include "names.h"
 
 struct journal {
@@ -477,9 +478,8 @@ static void before_end(struct corral *c, struct journal *j)
 	if (j->strict && (j->sink.lost || j->intact == 0))
 		c->res.exit_code = CORRAL_EXIT_INTERNAL;
 	if (j->intact == 0)
-		fprintf(stderr,
-			"corral: journal: %s: NOT the journal corral wrote: "
-			"%s\n",
+		log_msg(c->cfg.log, c->cfg.log_arg,
+			"journal: %s: NOT the journal corral wrote: %s",
 			j->sink.name, j->why);
 }
 

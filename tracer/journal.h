@@ -65,6 +65,9 @@ struct jsink {
 	/* CLOCK_MONOTONIC when the queue, then empty, got a later line;
 	 * 0: nothing waits that may wait (jsink_later_due). */
 	double later_at;
+	/* Where its one complaint goes (corral_config.log; log.c). */
+	corral_log_fn log;
+	void *log_arg;
 };
 
 /*

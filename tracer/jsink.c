@@ -36,6 +36,7 @@
 
 #include "grow.h"
 #include "journal.h"
+#include "log.h"
 #include "safe_open.h"
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -179,6 +180,8 @@ int jsink_open(struct jsink *s, const struct corral_config *cfg,
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->log = cfg->log;
+	s->log_arg = cfg->log_arg;
 	s->max = cfg->journal_queue_max ? cfg->journal_queue_max
 					: JOURNAL_QUEUE_DEFAULT;
 	int n = cfg->journal_fd;
@@ -240,7 +243,7 @@ static void say(struct jsink *s, int e, const char *what)
 	if (s->said)
 		return;
 	s->said = true;
-	fprintf(stderr, "corral: journal: %s: %s; %s\n", s->name, strerror(e),
+	log_msg(s->log, s->log_arg, "journal: %s: %s; %s", s->name, strerror(e),
 		what);
 }
 
@@ -365,10 +368,9 @@ void jsink_put(struct jsink *s, const char *line, size_t n, bool later)
 	}
 	if (s->dead || s->len - s->head + n > s->max) {
 		if (!s->dead && !s->said && s->max)
-			fprintf(stderr,
-				"corral: journal: %s: the reader is too slow: "
-				"%zu bytes queued; lines are dropped and "
-				"counted\n",
+			log_msg(s->log, s->log_arg,
+				"journal: %s: the reader is too slow: %zu "
+				"bytes queued; lines are dropped and counted",
 				s->name, s->len - s->head);
 		s->said = true;
 		s->lost++;
@@ -471,10 +473,9 @@ void jsink_drain(struct jsink *s, double bound, int sigfd)
 	}
 	if (s->head < s->len) {
 		if (!s->said)
-			fprintf(stderr,
-				"corral: journal: %s: the reader did not take "
-				"the last lines in time; they are counted as "
-				"lost\n",
+			log_msg(s->log, s->log_arg,
+				"journal: %s: the reader did not take the "
+				"last lines in time; they are counted as lost",
 				s->name);
 		s->said = true;
 		drop_queue(s);

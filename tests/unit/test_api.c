@@ -254,6 +254,76 @@ static void reenter(const struct corral_event *ev, void *arg)
 	corral_request_end(x->c, CORRAL_REASON_REQUEST);
 }
 
+/*
+ * The library's messages for a person go to cfg.log, and without one
+ * nowhere: nothing on the host's stderr (docs/api.md, "Messages"). A
+ * journal on /dev/full has one to say (its first write fails).
+ */
+struct logged {
+	int n;
+	char first[512];
+};
+
+static void on_log(const char *msg, void *arg)
+{
+	struct logged *l = arg;
+	if (!l->n++)
+		snprintf(l->first, sizeof(l->first), "%s", msg);
+}
+
+static void run_full_journal(struct logged *l)
+{
+	static const char *const argv[] = {"/bin/true", NULL};
+	struct corral_config cfg;
+	corral_config_init(&cfg);
+	cfg.argv = argv;
+	cfg.watch_parent = false;
+	cfg.stacks = 0;
+	cfg.kill_after = 0;
+	cfg.journal_path = "/dev/full";
+	if (l) {
+		cfg.log = on_log;
+		cfg.log_arg = l;
+	}
+	struct corral *c;
+	char err[256];
+	assert_int_equal(corral_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(corral_spawn(c), 0);
+	assert_int_equal(corral_wait(c), 0);
+	struct corral_result r;
+	corral_result(c, &r);
+	assert_true(r.journal_errors > 0);
+	corral_free(c);
+}
+
+static void test_log_callback(void **state)
+{
+	struct logged l = {0};
+	run_full_journal(&l);
+	assert_true(l.n >= 1);
+	if (strncmp(l.first, "journal: /dev/full: No space left on device; ",
+		    45))
+		fail_msg("first message: \"%s\"", l.first);
+	/* No callback: stderr (a memfd here) stays empty. */
+	int mfd = memfd_create("stderr", MFD_CLOEXEC);
+	assert_true(mfd >= 0);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_int_equal(dup2(mfd, 2), 2);
+	run_full_journal(NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	off_t len = lseek(mfd, 0, SEEK_END);
+	char buf[512] = "";
+	if (len > 0 && pread(mfd, buf, sizeof(buf) - 1, 0) < 0)
+		buf[0] = 0;
+	close(mfd);
+	if (len)
+		fail_msg("the library wrote %ld bytes on stderr: %s", (long)len,
+			 buf);
+}
+
 static void test_callback_reentry(void **state)
 {
 	static const char *const argv[] = {"/bin/sh", "-c", "exec sleep 100",
@@ -631,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_new_newer_caller),
 		cmocka_unit_test(test_result_sizes),
 		cmocka_unit_test(test_callback_reentry),
+		cmocka_unit_test(test_log_callback),
 		cmocka_unit_test(test_fd_loop),
 		cmocka_unit_test(test_fd_deadline),
 		cmocka_unit_test(test_fd_pty),

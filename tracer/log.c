@@ -1,0 +1,25 @@
+/*
+ * log.c - the library's messages for a person: a journal that cannot be
+ * written, a core that could not be made. They go to the caller's
+ * callback (corral_config.log), the CLI's prints them on stderr; without
+ * one they go nowhere: a library does not write on its host's stderr
+ * uninvited (docs/api.md). What they say is in the journal and
+ * corral_result as well.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "log.h"
+
+void log_msg(corral_log_fn fn, void *arg, const char *fmt, ...)
+{
+	if (!fn)
+		return;
+	/* On the stack: a message about running out of memory works too. */
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fn(buf, arg);
+}
