@@ -304,7 +304,7 @@ fi
 TESTKERNEL=$BUILD/tests/corral-testkernel
 if [ "$mode" != unit ]; then
 	fallbacks=(
-		"landlock 5|CORRAL_TESTKERNEL_LANDLOCK=5|adv_boundary adv_proc_mem"
+		"landlock 5|CORRAL_TESTKERNEL_LANDLOCK=5|adv_boundary adv_proc_mem adv_signal_outside adv_sigio adv_abstract"
 		"landlock 1|CORRAL_TESTKERNEL_LANDLOCK=1|adv_boundary adv_proc_mem"
 		"no landlock|CORRAL_TESTKERNEL_LANDLOCK=none|adv_boundary adv_proc_mem adv_forged_trace"
 		"landlock disabled|CORRAL_TESTKERNEL_LANDLOCK=disabled|adv_boundary"
