@@ -181,9 +181,13 @@ deps:
 	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
 	fi
 
+# The build is parallel whatever the caller's -j (a newcomer types plain
+# `make test`): one job per CPU.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 test: deps
-	$(MAKE) all
-	$(MAKE) $(UNIT_BIN) $(FIX_BIN) $(TESTKERNEL)
+	$(MAKE) -j$(NPROC) all
+	$(MAKE) -j$(NPROC) $(UNIT_BIN) $(FIX_BIN) $(TESTKERNEL)
 	BUILD=$(BUILD) tests/run.sh
 
 # Soak: what make test samples, at soak length (docs/testing.md): the
@@ -191,8 +195,8 @@ test: deps
 # instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
 # 50 runs of each threaded case instead of 5). Minutes.
 soak: deps
-	$(MAKE) all
-	$(MAKE) $(FIX_BIN)
+	$(MAKE) -j$(NPROC) all
+	$(MAKE) -j$(NPROC) $(FIX_BIN)
 	SW_RUNS=300 TEST_FILTER='sandbox_setup_window' BUILD=$(BUILD) tests/run.sh integration
 	SAN_RUNS=50 TEST_FILTER='sanitizers' BUILD=$(BUILD) tests/run.sh integration
 

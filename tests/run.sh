@@ -76,8 +76,17 @@ skipped=0
 failed_names=()
 skip_lines=()
 times=()
+cpus=()
 dir=$(mktemp -d "${TMPDIR:-/tmp}/corral-run.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+# python3 (the tests start it some thousands of times) is Debian's, the
+# one `make deps` installs: a python3 earlier in PATH may be a version
+# manager's shim (pyenv's costs about a second a start here, measured:
+# docs/testing.md), and the tests need only the standard library.
+if [ -x /usr/bin/python3 ]; then
+	mkdir "$dir/bin" && ln -s /usr/bin/python3 "$dir/bin/python3" && chmod 755 "$dir" "$dir/bin"
+	export PATH="$dir/bin:$PATH"
+fi
 PIDS=()
 trap 'kill -TERM ${PIDS[@]+"${PIDS[@]}"} 2>/dev/null; exit 130' INT TERM
 
@@ -118,9 +127,10 @@ skips_of() {
 # report I: count test I (its output in $dir/I.log, "rc seconds" in
 # $dir/I.res) and print its result; the whole output of a failed one.
 report() {
-	local i=$1 name=${NAMES[$1]} rc dt log=$dir/$1.log
-	read -r rc dt <"$dir/$i.res"
+	local i=$1 name=${NAMES[$1]} rc dt cpu log=$dir/$1.log
+	read -r rc dt cpu <"$dir/$i.res"
 	times+=("$dt $name")
+	cpus+=("$cpu $name")
 	local s=()
 	mapfile -t s < <(skips_of "$name" "$log")
 	if [ "$rc" = 0 ] && [[ $name == unit/* ]] && grep -q '^\[  SKIPPED \] ' "$log" &&
@@ -185,7 +195,12 @@ launch() {
 		trap 'kill -TERM "$tpid" 2>/dev/null; exit 130' TERM
 		wait "$tpid"
 		rc=$?
-		echo "$rc $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" >"$dir/$i.res.tmp"
+		# CPU: what the test and the descendants it waited for used
+		# (bash's `times`, second line: "XmY.YYYs XmY.YYYs"), to tell
+		# a test that waits from one that computes.
+		times >"$dir/$i.cpu" # a builtin, in this shell: not in a pipe's fork
+		cpu=$(awk 'NR == 2 { t = 0; for (f = 1; f <= 2; f++) { split($f, a, "m"); t += a[1] * 60 + a[2] } printf "%.1f", t }' "$dir/$i.cpu")
+		echo "$rc $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') ${cpu:-0}" >"$dir/$i.res.tmp"
 		mv "$dir/$i.res.tmp" "$dir/$i.res"
 	) &
 	PIDS+=("$!")
@@ -378,7 +393,10 @@ if [ "${#times[@]}" -gt 0 ]; then
 		mv "$TIMES_FILE.tmp" "$TIMES_FILE"
 	echo "slowest:"
 	printf '%s\n' "${times[@]}" | sort -k1,1gr | head -n 10 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
-	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS at a time"
+	echo "most CPU:"
+	printf '%s\n' "${cpus[@]}" | sort -k1,1gr | head -n 5 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
+	cpu_all=$(printf '%s\n' "${cpus[@]}" | awk '{ s += $1 } END { printf "%.0f", s }')
+	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS at a time; CPU ${cpu_all}s (user + system)"
 fi
 
 if [ "$failed" -gt 0 ]; then
