@@ -42,7 +42,11 @@ EOF
 
 # The command: events as fast as a shell makes them.
 LOOP='while :; do /bin/true; done'
-COUNTED='i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done; echo READY; exec sleep 1000'
+# COUNTED: N execs (their lines, ~300 bytes each, are twice a pipe's 64 KiB
+# at N=400), then READY. Its awaits are liveness bounds: 400 traced execs
+# took over 30 s as an unprivileged user with two CPU hogs beside it.
+N=400
+COUNTED="i=0; while [ \$i -lt $N ]; do /bin/true; i=\$((i+1)); done; echo READY; exec sleep 1000"
 
 RUN_LABEL="FIFO without a reader"
 mkfifo "$T/noreader"
@@ -86,7 +90,7 @@ RUN_LABEL="stalled FIFO reader, SIGTERM"
 mkfifo "$T/stalled2"
 exec {R}<>"$T/stalled2"
 start -- "$CORRAL" run -j "$T/stalled2" -k 0.2 -- sh -c "$COUNTED"
-if await '^READY$' 30; then
+if await '^READY$' 120; then
 	kill -TERM "$PID"
 else
 	kill -KILL "$PID"
@@ -115,7 +119,7 @@ RUN_LABEL="a reader that drains late gets every line"
 mkfifo "$T/late"
 exec {R}<>"$T/late"
 start -- "$CORRAL" run -j "$T/late" -k 10 -- sh -c "$COUNTED"
-if await '^READY$' 30; then
+if await '^READY$' 120; then
 	# The pipe is full and lines are queued; now the reader catches up,
 	# and says so after its first read (then corral is told to end).
 	exec {RS}< <(timeout 20 python3 -c '
@@ -138,7 +142,7 @@ while True:
 	jlines_ok "$T/late.out" "the late reader's copy"
 	expect_eq "$(tail -n 1 "$T/late.out" | jq -r '.event + " " + (.journal_lost|tostring)')" "end 0" "end line, nothing lost"
 	nexec=$(grep -c '"event":"exec"' "$T/late.out")
-	[ "$nexec" -ge 1001 ] || fail "the late reader got $nexec exec lines, expected at least 1001"
+	[ "$nexec" -ge $((N + 1)) ] || fail "the late reader got $nexec exec lines, expected at least $((N + 1))"
 else
 	kill -KILL "$PID"
 	finish 10
@@ -221,7 +225,7 @@ t.start()
 t.join()
 print("READY", flush=True)
 time.sleep(1000)'
-if await '^READY$' 30; then
+if await '^READY$' 120; then
 	python3 - "$T/due.jsonl" <<'EOF2' || fail "the thread's exit line was not written within 10 s while the run went on"
 import json, sys, time
 deadline = time.monotonic() + 10
