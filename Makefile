@@ -193,12 +193,14 @@ test: deps
 # Soak: what make test samples, at soak length (docs/testing.md): the
 # instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
 # instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
-# 50 runs of each threaded case instead of 5). Minutes.
+# 50 runs of each threaded case instead of 5), the pidfd race (adv_race.sh:
+# 20000 attempts a run instead of 5000). Minutes.
 soak: deps
 	$(MAKE) -j$(NPROC) all
 	$(MAKE) -j$(NPROC) $(FIX_BIN)
 	SW_RUNS=300 TEST_FILTER='sandbox_setup_window' BUILD=$(BUILD) tests/run.sh integration
 	SAN_RUNS=50 TEST_FILTER='sanitizers' BUILD=$(BUILD) tests/run.sh integration
+	ADV_RACE_N=20000 TEST_FILTER='adv_race' BUILD=$(BUILD) tests/run.sh integration
 
 # What libcorral links (tests/integration/install_tree.sh checks that
 # debian/control names the Debian packages that provide them).

@@ -395,6 +395,7 @@ if [ "${#times[@]}" -gt 0 ]; then
 	printf '%s\n' "${times[@]}" | sort -k1,1gr | head -n 10 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
 	echo "most CPU:"
 	printf '%s\n' "${cpus[@]}" | sort -k1,1gr | head -n 5 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
+	printf '%s\n' "${cpus[@]}" | sort -k1,1gr >"$BUILD/test-cpu.txt" 2>/dev/null || true
 	cpu_all=$(printf '%s\n' "${cpus[@]}" | awk '{ s += $1 } END { printf "%.0f", s }')
 	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS at a time; CPU ${cpu_all}s (user + system)"
 fi
