@@ -19,6 +19,11 @@ double run_time(const struct corral *c)
 void emit(struct corral *c, struct corral_event *ev)
 {
 	ev->t = run_time(c);
+	emit_at(c, ev);
+}
+
+void emit_at(struct corral *c, struct corral_event *ev)
+{
 	journal_event(c, ev);
 	if (c->cfg.on_event) {
 		/* What the callback may call: see corral.h (-EDEADLK). */

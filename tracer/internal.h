@@ -227,6 +227,9 @@ struct corral {
 double run_time(const struct corral *c); /* seconds since the start */
 /* Emit an event to the journal and the callback. */
 void emit(struct corral *c, struct corral_event *ev);
+/* The same at the time ev->t the caller took (the end line: its time is
+ * taken before the journal's last lines are drained). */
+void emit_at(struct corral *c, struct corral_event *ev);
 /* An event about task t, who it is filled in (tid, tgid, nspid, setup). */
 struct corral_event task_event(enum corral_event_type type,
 			       const struct task *t);
@@ -242,6 +245,14 @@ void journal_flush(struct corral *c);
 double journal_later_due(const struct corral *c);
 /* journal_strict and a line was lost since the last call: true once. */
 bool journal_take_loss(struct corral *c);
+/*
+ * Before the end line: write what is queued (bounded), read the file back
+ * and check it, put what was lost and whether it is intact in the result.
+ * Once; the end line does it if nobody did. true: under --journal-strict
+ * the journal failed (a line lost, or the file not the one written), which
+ * result_decide() makes the run's failure.
+ */
+bool journal_settle(struct corral *c);
 
 /* ---- sandbox_run.c: --sandbox, what to spawn instead of the command. */
 int sandbox_prepare(struct corral *c, char *err, size_t errlen);
@@ -474,8 +485,13 @@ void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
  * line): the end line says so. */
 void end_failed(struct corral *c);
 
-/* ---- result.c: the exit status policy. */
+/* ---- result.c: the exit status policy, the one writer of exit_code. */
 int exit_code(const struct corral *c);
+/* The run is over: its exit status, from the result and whether the
+ * journal failed under --journal-strict (journal_settle()). */
+void result_decide(struct corral *c, bool journal_failed);
+/* Nothing was started (a spawn that failed after the start line). */
+void result_failed(struct corral *c);
 
 /* ---- lifecycle.c: the bare object on a kernel seam (tests use it). */
 struct corral *supervisor_alloc(const struct corral_config *cfg,

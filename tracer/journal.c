@@ -35,6 +35,7 @@ struct journal {
 	bool strict;
 	bool strict_fired; /* journal_take_loss() said so, once per run */
 	bool ended;	 /* the end line went out (or was lost) */
+	bool settled;	 /* journal_settle() ran */
 	int intact;	 /* chain_check_own() at the end */
 	char why[160];	 /* ...and why not */
 };
@@ -464,23 +465,31 @@ static void format(struct corral *c, const struct corral_event *ev,
 /*
  * Before the end line: write what is queued (a stalled reader gets the
  * grace the members got, kill_after, at least 0.2 s), then read the file
- * back. The end line is the one line the check cannot cover.
+ * back. The end line is the one line the check cannot cover. What it
+ * finds is the result's (journal_lost, journal_intact; the end line sets
+ * them again with itself counted); whether that fails the run is
+ * result.c's to decide: the journal sets no exit status.
  */
-static void before_end(struct corral *c, struct journal *j)
+bool journal_settle(struct corral *c)
 {
+	struct journal *j = c->journal;
+	if (!j || j->ended || j->settled)
+		return false;
+	j->settled = true;
 	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
 	jsink_drain(&j->sink, bound, c->sigfd);
 	/* The end line follows the last line that went out. */
 	chain_rewind(&j->chain, j->sink.last_h, j->sink.written);
 	j->intact = chain_check_own(&j->chain, &j->sink, j->why,
 				    sizeof(j->why));
-	/* --journal-strict: a journal that lost a line fails the run. */
-	if (j->strict && (j->sink.lost || j->intact == 0))
-		c->res.exit_code = CORRAL_EXIT_INTERNAL;
 	if (j->intact == 0)
 		log_msg(c->cfg.log, c->cfg.log_arg,
 			"journal: %s: NOT the journal corral wrote: %s",
 			j->sink.name, j->why);
+	c->res.journal_lost = j->sink.lost;
+	c->res.journal_intact = j->intact;
+	/* --journal-strict: a journal that lost a line fails the run. */
+	return j->strict && (j->sink.lost || j->intact == 0);
 }
 
 static void after_end(struct corral *c, struct journal *j)
@@ -503,7 +512,7 @@ void journal_event(struct corral *c, const struct corral_event *ev)
 	if (!j || j->ended)
 		return;
 	if (ev->type == CORRAL_EV_END)
-		before_end(c, j);
+		(void)journal_settle(c); /* a refused run's: 125 already */
 	struct sbuf *b = &j->buf;
 	sb_reset(b);
 	format(c, ev, b);

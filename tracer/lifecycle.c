@@ -160,9 +160,9 @@ static void refuse(struct corral *c)
 {
 	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
 	emit(c, &start);
-	c->res.exit_code = exit_code(c);
-	struct corral_event end = {.type = CORRAL_EV_END};
-	emit(c, &end);
+	struct corral_event end = {.type = CORRAL_EV_END, .t = run_time(c)};
+	result_decide(c, journal_settle(c));
+	emit_at(c, &end);
 }
 
 int corral_new(const struct corral_config *cfg, struct corral **out, char *err,

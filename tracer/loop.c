@@ -104,11 +104,14 @@ static void finish(struct corral *c)
 		sandbox_explain(c); /* the reason, for the end line */
 	groups_restore(c);
 	pty_finish(c);
-	c->res.exit_code = exit_code(c);
 	c->res.t_end = run_time(c);
 	struct corral_event ev = {.type = CORRAL_EV_END,
-				  .reason = c->res.reason};
-	emit(c, &ev);
+				  .reason = c->res.reason,
+				  .t = run_time(c)};
+	/* The journal's last lines go out and the file is checked first:
+	 * under --journal-strict a journal that failed fails the run. */
+	result_decide(c, journal_settle(c));
+	emit_at(c, &ev);
 }
 
 /*

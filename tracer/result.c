@@ -1,7 +1,9 @@
 /*
  * result.c - the run's exit status, from its result: the policy in one
  * place (docs/cli.md, "Exit status"), for the end line of a run that ended
- * and of one refused before it started.
+ * and of one refused before it started. The one writer of
+ * corral_result.exit_code: the journal reports that it failed
+ * (journal_settle()), this file decides what that does to the status.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,4 +43,16 @@ int exit_code(const struct corral *c)
 	if (WIFSIGNALED(r->status))
 		return 128 + WTERMSIG(r->status);
 	return WEXITSTATUS(r->status);
+}
+
+void result_decide(struct corral *c, bool journal_failed)
+{
+	/* --journal-strict: a journal that lost a line, or is not the one
+	 * written, fails the run whatever else happened. */
+	c->res.exit_code = journal_failed ? CORRAL_EXIT_INTERNAL : exit_code(c);
+}
+
+void result_failed(struct corral *c)
+{
+	c->res.exit_code = CORRAL_EXIT_INTERNAL;
 }

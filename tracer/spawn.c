@@ -118,7 +118,7 @@ static int running_trees;
  */
 void end_failed(struct corral *c)
 {
-	c->res.exit_code = CORRAL_EXIT_INTERNAL;
+	result_failed(c);
 	c->finished = true;
 	struct corral_event end = {.type = CORRAL_EV_END};
 	emit(c, &end);

@@ -323,6 +323,27 @@ static void test_journal_strict_loss_ends(void **state)
 }
 
 /*
+ * The journal reports, result.c decides: a journal that lost a line under
+ * --journal-strict says so (journal_settle()) and leaves the exit status
+ * alone; result_decide() makes it 125.
+ */
+static void test_journal_reports_result_decides(void **state)
+{
+	struct corral *c = tree_start(true);
+	assert_int_equal(fcntl(c->cfg.journal_fd, F_ADD_SEALS, F_SEAL_GROW), 0);
+	mock_wait(&M, 103, ST_STOP(SIGUSR1, 0)); /* a line, lost */
+	engine_drain(c, false);
+	c->res.exit_code = 7;
+	assert_true(journal_settle(c));
+	assert_int_equal(c->res.exit_code, 7);
+	assert_true(c->res.journal_lost >= 1);
+	assert_false(journal_settle(c)); /* once */
+	result_decide(c, true);
+	assert_int_equal(c->res.exit_code, CORRAL_EXIT_INTERNAL);
+	mock_free(c);
+}
+
+/*
  * Members that cannot die (issue 22): thread 104 waits for an answer from
  * the FUSE server whose device its own process holds (connection 39), so
  * SIGKILL does not end it. When --kill-wait runs out, kill-all aborts
@@ -413,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_at_timeout),
 		cmocka_unit_test(test_stack_budget_spent),
 		cmocka_unit_test(test_journal_strict_loss_ends),
+		cmocka_unit_test(test_journal_reports_result_decides),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
