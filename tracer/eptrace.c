@@ -701,6 +701,8 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
  * child). Otherwise EPERM, the kernel's answer for a traced task: a
  * parent blocked in a wait corral cannot answer would hang.
  */
+static int trap_remote(struct corral *c, struct task *p, struct task *child);
+
 static long do_traceme(struct corral *c, struct task *t)
 {
 	const long req = PTRACE_TRACEME;
@@ -714,9 +716,6 @@ static long do_traceme(struct corral *c, struct task *t)
 	    ((pl->flags | t->flags) & (TF_SETUP | TF_KILLED)))
 		return once(c, t, req, "its parent is not a member", -EPERM,
 			    "refused");
-	if (!(pl->flags & TF_WTRAP))
-		return once(c, t, req, "its parent's waits are not trapped",
-			    -EPERM, "refused");
 	if (c->sys->creds(c->sys->ctx, pl->tid, &b) < 0)
 		return -ESRCH;
 	/* commoncap's traceme check: the child's permitted capabilities
@@ -733,6 +732,11 @@ static long do_traceme(struct corral *c, struct task *t)
 	struct task *tr = table_find(&c->tab, t->creator);
 	if (!tr || tr->tgid != pl->tgid)
 		tr = pl;
+	/* Its parent installs the wait trap at its next system call, before
+	 * any wait of its can miss the child's stops. */
+	if (!(pl->flags & TF_WTRAP) && trap_remote(c, tr, t) < 0)
+		return once(c, t, req, "its parent's waits cannot be trapped",
+			    -EPERM, "refused");
 	struct ept *e = ept_get(c, t);
 	if (!e)
 		return -ENOMEM;
@@ -774,6 +778,7 @@ static void detach(struct corral *c, struct ept *e, struct task *tracer,
 	e->want = EK_NONE;
 	e->options = 0;
 	e->syscall_trace = false;
+	e->step = false;
 	if (tracer)
 		ept_event(c, tracer, tracee, action, NULL);
 	if (e->stopped)
@@ -942,11 +947,15 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 	switch (req) {
 	case PTRACE_CONT:
 	case PTRACE_SYSCALL:
+	case PTRACE_SINGLESTEP:
 		if (data > 64)
 			return -EIO;
 		/* PTRACE_SYSCALL: corral resumes it with the real one and
-		 * reports its syscall stops (eptrace_syscall_stop). */
+		 * reports its syscall stops (eptrace_syscall_stop); with
+		 * PTRACE_SINGLESTEP until the step's SIGTRAP, a signal stop
+		 * reported as any other. */
 		e->syscall_trace = req == PTRACE_SYSCALL;
+		e->step = req == PTRACE_SINGLESTEP;
 		release(c, e, (int)data);
 		return 0;
 	case PTRACE_GET_SYSCALL_INFO:
@@ -1119,6 +1128,8 @@ void eptrace_prctl(struct corral *c, struct task *t,
 #if defined(__x86_64__)
 struct ept_inject {
 	struct user_regs_struct regs;
+	bool at_exit;  /* seccomp() made: its exit stop comes next */
+	pid_t traceme; /* a child's PTRACE_TRACEME held until it is in */
 };
 
 static const struct sock_filter wait_trap[] = {
@@ -1130,6 +1141,44 @@ static const struct sock_filter wait_trap[] = {
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | FILTER_RULE_WAIT),
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
+#endif
+
+#if defined(__x86_64__)
+/* t is stopped at a system call's entry (or its seccomp stop): the call
+ * becomes seccomp(SET_MODE_FILTER, TSYNC, wait_trap); its registers are
+ * kept in in to be put back at the exit stop. */
+static int inject(struct corral *c, struct task *t, struct ept_inject *in)
+{
+	if (sys_ptrace(c->sys, PTRACE_GETREGS, t->tid, NULL, &in->regs) < 0)
+		return -ESRCH;
+	if ((long long)in->regs.orig_rax < 0)
+		return -EINVAL; /* not in a system call */
+	/* The program and its sock_fprog below the red zone of its stack
+	 * (nothing lives there while it is stopped in a call). */
+	struct {
+		uint16_t len;
+		uint16_t pad[3];
+		uint64_t filter;
+		struct sock_filter
+			insns[sizeof(wait_trap) / sizeof(*wait_trap)];
+	} prog;
+	memset(&prog, 0, sizeof(prog));
+	uint64_t at = (in->regs.rsp - 128 - sizeof(prog)) & ~(uint64_t)15;
+	prog.len = sizeof(wait_trap) / sizeof(*wait_trap);
+	prog.filter = at + offsetof(__typeof__(prog), insns);
+	memcpy(prog.insns, wait_trap, sizeof(wait_trap));
+	if (put_mem(c, t, at, &prog, sizeof(prog)) < 0)
+		return -EFAULT;
+	struct user_regs_struct r = in->regs;
+	r.orig_rax = SYS_seccomp;
+	r.rdi = SECCOMP_SET_MODE_FILTER;
+	r.rsi = SECCOMP_FILTER_FLAG_TSYNC;
+	r.rdx = at;
+	if (sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
+		return -ESRCH;
+	in->at_exit = true;
+	return 0;
+}
 #endif
 
 bool eptrace_trap_waits(struct corral *c, struct task *t,
@@ -1146,48 +1195,79 @@ bool eptrace_trap_waits(struct corral *c, struct task *t,
 	leader->flags |= TF_WTRAP_TRIED;
 	struct ept *e = ept_get(c, t);
 	struct ept_inject *in = calloc(1, sizeof(*in));
-	if (!e || !in)
-		goto fail;
-	if (sys_ptrace(c->sys, PTRACE_GETREGS, t->tid, NULL, &in->regs) < 0 ||
-	    in->regs.orig_rax != SYS_ptrace)
-		goto fail;
-	/* The program and its sock_fprog below the red zone of its stack
-	 * (nothing lives there while it is stopped in a call). */
-	struct {
-		uint16_t len;
-		uint16_t pad[3];
-		uint64_t filter;
-		struct sock_filter
-			insns[sizeof(wait_trap) / sizeof(*wait_trap)];
-	} prog;
-	memset(&prog, 0, sizeof(prog));
-	uint64_t at = (in->regs.rsp - 128 - sizeof(prog)) & ~(uint64_t)15;
-	prog.len = sizeof(wait_trap) / sizeof(*wait_trap);
-	prog.filter = at + offsetof(__typeof__(prog), insns);
-	memcpy(prog.insns, wait_trap, sizeof(wait_trap));
-	if (put_mem(c, t, at, &prog, sizeof(prog)) < 0)
-		goto fail;
-	struct user_regs_struct r = in->regs;
-	r.orig_rax = SYS_seccomp;
-	r.rdi = SECCOMP_SET_MODE_FILTER;
-	r.rsi = SECCOMP_FILTER_FLAG_TSYNC;
-	r.rdx = at;
-	if (sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
-		goto fail;
+	if (!e || !in || inject(c, t, in) < 0 ||
+	    in->regs.orig_rax != SYS_ptrace) {
+		if (in && in->at_exit)
+			/* put the ptrace() call back as it was */
+			sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL,
+				   &in->regs);
+		free(in);
+		if (e)
+			ept_put(c, e);
+		return false;
+	}
 	e->inj = in;
 	task_resume(c, t, 0); /* PTRACE_SYSCALL: its exit stop comes */
 	return true;
-fail:
-	free(in);
-	if (e)
-		ept_put(c, e);
-	return false;
 #else
 	(void)c;
 	(void)t;
 	(void)call;
 	return false;
 #endif
+}
+
+/*
+ * A child's PTRACE_TRACEME while its parent has no wait trap: the parent
+ * thread that forked it installs the trap at the entry of its next system
+ * call (PTRACE_SYSCALL), before that call runs; it is interrupted first,
+ * so that a call it sleeps in restarts (a vfork parent comes out when its
+ * child execs). So no wait of the parent can miss the child's stops. If
+ * the trap cannot be installed the child is let go (traceme_failed).
+ * 0: under way; -errno: not possible (the caller refuses TRACEME).
+ */
+static int trap_remote(struct corral *c, struct task *p, struct task *child)
+{
+#if defined(__x86_64__)
+	struct task *leader = table_find(&c->tab, p->tgid);
+	if (!leader || (leader->flags & (TF_WTRAP | TF_WTRAP_TRIED)) ||
+	    p->state != TS_RUNNING ||
+	    (p->ept && (p->ept->inj || p->ept->parked)) || c->holding ||
+	    c->phase == PH_KILLING || c->phase == PH_DONE)
+		return -EPERM;
+	struct ept *pe = ept_get(c, p);
+	struct ept_inject *in = calloc(1, sizeof(*in));
+	if (!pe || !in) {
+		free(in);
+		return -ENOMEM;
+	}
+	if (!pe->interrupting &&
+	    sys_ptrace(c->sys, PTRACE_INTERRUPT, p->tid, 0, 0) < 0) {
+		free(in);
+		return -ESRCH;
+	}
+	leader->flags |= TF_WTRAP_TRIED;
+	pe->interrupting = true;
+	in->traceme = child->tid;
+	pe->inj = in;
+	return 0;
+#else
+	(void)c;
+	(void)p;
+	(void)child;
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* The wait trap of a TRACEME child's parent could not be installed: its
+ * waits would never see the child's stops, so the child is let go (as
+ * its tracer's death would). */
+static void traceme_failed(struct corral *c, pid_t tid)
+{
+	struct task *ch = table_find(&c->tab, tid);
+	if (ch && ch->ept && ch->ept->tracer)
+		detach(c, ch->ept, table_find(&c->tab, ch->ept->tracer),
+		       "tracer-exit", 0);
 }
 
 /* The seccomp() call's exit stop: the ptrace() call is made to run again. */
@@ -1212,10 +1292,13 @@ static void trap_installed(struct corral *c, struct task *t)
 		if (leader)
 			leader->flags |= TF_WTRAP;
 	}
+	pid_t child = rv == 0 ? 0 : in->traceme;
 	e->inj = NULL;
 	free(in);
 	ept_put(c, e);
 	task_resume(c, t, 0);
+	if (child)
+		traceme_failed(c, child);
 #else
 	task_resume(c, t, 0);
 #endif
@@ -1224,6 +1307,27 @@ static void trap_installed(struct corral *c, struct task *t)
 void eptrace_syscall_stop(struct corral *c, struct task *t)
 {
 	struct ept *e = t->ept;
+#if defined(__x86_64__)
+	if (e && e->inj && !((struct ept_inject *)e->inj)->at_exit) {
+		/* The entry of the parent's next call: the trap goes in. */
+		struct ept_inject *in = e->inj;
+		if (inject(c, t, in) < 0) {
+			pid_t child = in->traceme;
+			if (in->at_exit)
+				sys_ptrace(c->sys, PTRACE_SETREGS, t->tid, NULL,
+					   &in->regs);
+			e->inj = NULL;
+			free(in);
+			ept_put(c, e);
+			task_resume(c, t, 0);
+			if (child)
+				traceme_failed(c, child);
+			return;
+		}
+		task_resume(c, t, 0); /* PTRACE_SYSCALL: to its exit stop */
+		return;
+	}
+#endif
 	if (e && e->inj) {
 		trap_installed(c, t);
 		return;
@@ -1366,8 +1470,14 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 		}
 	}
 	if (e->inj) {
+		pid_t child = 0;
+#if defined(__x86_64__)
+		child = ((struct ept_inject *)e->inj)->traceme;
+#endif
 		free(e->inj);
 		e->inj = NULL;
+		if (child) /* the parent thread ended before */
+			traceme_failed(c, child);
 	}
 	e->tracer = 0;
 	e->parked = false;

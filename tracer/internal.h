@@ -92,6 +92,8 @@ struct ept {
 			       gets no emulated tracer */
 	bool syscall_trace; /* resumed by PTRACE_SYSCALL: corral resumes it
 			       with the real one and reports the stops */
+	bool step;	    /* resumed by PTRACE_SINGLESTEP: corral resumes it
+			       so until its next emulated stop */
 	bool pending;	    /* a stop its tracer has not waited for */
 	bool arrived;	    /* phase.c held it: eptrace_deliver() reports it */
 	bool interrupting;  /* a real PTRACE_INTERRUPT not landed yet */

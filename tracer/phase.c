@@ -128,6 +128,7 @@ static bool ept_holds(struct corral *c, struct task *t, int sig)
 		return false;
 	if (e->tracer && !e->stopped && (e->want || sig)) {
 		e->stopped = true;
+		e->step = false; /* its step is done (or cut short) */
 		e->kind = sig ? EK_SIGNAL : e->want;
 		e->sig = sig ? sig : e->want_sig;
 		if (!sig) {
@@ -165,12 +166,15 @@ void task_resume(struct corral *c, struct task *t, int sig)
 		r = sys_ptrace(c->sys, PTRACE_LISTEN, t->tid, 0, 0);
 		table_set_state(&c->tab, t, TS_LISTEN);
 	} else {
-		/* The emulated ptrace's own syscall stops (eptrace.c): its
-		 * wait trap being installed, or an emulated tracer's
-		 * PTRACE_SYSCALL. */
-		bool sysc = t->ept && (t->ept->syscall_trace || t->ept->inj);
-		r = sys_ptrace(c->sys, sysc ? PTRACE_SYSCALL : PTRACE_CONT,
-			       t->tid, 0, (void *)(long)sig);
+		/* The emulated ptrace's own resumes (eptrace.c): its wait
+		 * trap being installed, an emulated tracer's PTRACE_SYSCALL
+		 * or PTRACE_SINGLESTEP. */
+		struct ept *e = t->ept;
+		int req = !e			       ? PTRACE_CONT
+			  : e->step		       ? PTRACE_SINGLESTEP
+			  : e->syscall_trace || e->inj ? PTRACE_SYSCALL
+						       : PTRACE_CONT;
+		r = sys_ptrace(c->sys, req, t->tid, 0, (void *)(long)sig);
 		table_set_state(&c->tab, t, TS_RUNNING);
 	}
 	/*

@@ -9,6 +9,12 @@
 #     children and wait for them with plain waitpid(), which the wait trap
 #     (installed at gdb's first attach) brings to corral; without the
 #     emulation gdb's attach fails, or its probe hangs.
+#   - gdb run: `gdb -batch -ex 'break corral_dbg_bp_here' -ex run -ex bt
+#     -ex continue dbg_bp` (tests/fixtures/dbg_bp.c): gdb starts the
+#     program (a PTRACE_TRACEME child: gdb installs its wait trap at its
+#     next system call), stops at the breakpoint after a thread came and
+#     went, prints the stack, and continues (a single step off the
+#     breakpoint) to the program's exit code 5.
 #   - strace: `strace -f -o FILE sh -c '/bin/true & wait; /bin/echo hi;
 #     exit 3'` traces the whole tree (both execs, both exits; strace exits
 #     3 as its command did), `strace -f` of tests/fixtures/threads.c sees
@@ -20,14 +26,14 @@
 # (tests/run.sh). The witness checks that nothing is left after each run.
 . "$(dirname "$0")/lib.sh"
 need_corral
-need_fixture dbg_target threads
+need_fixture dbg_target dbg_bp threads
 
 # The programs live in the sandbox's workspace; as root it is the CI
 # user's: the sandbox runs as its owner.
 WS=$T/ws
 mkdir -p "$WS"
 chmod 755 "$WS"
-cp "$FIX/dbg_target" "$FIX/threads" "$WS/"
+cp "$FIX/dbg_target" "$FIX/dbg_bp" "$FIX/threads" "$WS/"
 if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
 	chown -R corral-ci "$WS"
 fi
@@ -78,6 +84,20 @@ for mode in $modes; do
 		j_expect "$j" '.event == "ptrace" and .action == "attach"' 2 "attach: both threads"
 		j_expect "$j" '.event == "ptrace" and .action == "detach"' 2 "detach: both threads"
 		j_expect "$j" '.event == "ptrace" and .action == "traceme"' 2 "gdb's two TRACEME probes"
+		j_expect_end "$j" survivors 0
+	fi
+
+	RUN_LABEL="$mode gdb run"
+	j=$T/j.$mode.gdbrun
+	run -- "$CORRAL" run -q -j "$j" --timeout 60 "${opts[@]}" -- \
+		"$GDB" -nx -batch -ex 'break corral_dbg_bp_here' -ex run -ex bt -ex continue "$WS/dbg_bp"
+	expect_rc 0 "gdb run"
+	expect_grep 'hit Breakpoint 1, corral_dbg_bp_here \(' "$OUTF" "gdb: the breakpoint"
+	expect_grep '^#1 .* in main \(\)' "$OUTF" "gdb: the stack at the breakpoint"
+	expect_grep '^r=42$' "$OUTF" "the program went on after the breakpoint"
+	expect_grep 'Inferior 1 \(process [0-9]+\) exited with code 05' "$OUTF" "gdb: the program's exit code"
+	if j_valid "$j"; then
+		j_expect "$j" '.event == "ptrace" and .action == "unsupported"' 0 "nothing unsupported"
 		j_expect_end "$j" survivors 0
 	fi
 	fi

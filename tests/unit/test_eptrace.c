@@ -429,16 +429,18 @@ static void test_wait_trap_installed(void **state)
 }
 
 /* PTRACE_TRACEME: refused while its parent's plain waits do not stop at
- * corral; then the child becomes its parent's emulated tracee: its SIGSTOP
- * is held and answers the parent's plain waitpid(child, &st, 0), parked
- * before it. The child killed and reaped by corral: the parent's parked
- * wait runs for real (the zombie is the parent's to collect). */
+ * corral and cannot be made to; then the child becomes its parent's emulated
+ * tracee: its SIGSTOP is held and answers the parent's plain waitpid(child,
+ * &st, 0), parked before it. The child killed and reaped by corral: the
+ * parent's parked wait runs for real (the zombie is the parent's to collect).
+ */
 static void test_traceme_plain_wait(void **state)
 {
 	struct corral *c = started(CORRAL_ESCAPE_OFF);
 	mock_creds(&M, 103)->ppid = TRACER;
 	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), -EPERM);
-	assert_true(jpos(c, "waits are not trapped") >= 0);
+	/* (its trap counts as tried: started()) */
+	assert_true(jpos(c, "waits cannot be trapped") >= 0);
 	table_find(&c->tab, TRACER)->flags |= TF_WTRAP;
 	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
 	assert_true(jpos(c, "\"action\":\"traceme\"") >= 0);
@@ -630,6 +632,100 @@ static void test_exit_collected_later(void **state)
 	assert_null(c->ept_zombies);
 	mock_free(c);
 }
+
+/* PTRACE_TRACEME of a child whose parent has no wait trap yet (gdb's
+ * `run`): answered at once; the parent is interrupted and resumed with
+ * PTRACE_SYSCALL, the entry of its next call becomes seccomp() (the
+ * trap), and at its exit the call is put back to run again. If seccomp()
+ * fails, the child is let go. */
+static void test_traceme_installs_parent_trap(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	mock_creds(&M, 103)->ppid = TRACER;
+	struct task *pl = table_find(&c->tab, TRACER);
+	pl->flags &= ~TF_WTRAP_TRIED;
+	int mark = M.ncalls;
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
+	assert_true(skipped());
+	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACER, -1), 1);
+	/* the interrupt lands: on with PTRACE_SYSCALL */
+	mark = M.ncalls;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
+	/* the entry of its next call (wait4): becomes seccomp() */
+	memset(&M.regs, 0, sizeof(M.regs));
+	M.regs.orig_rax = SYS_wait4;
+	M.regs.rax = (unsigned long long)-ENOSYS;
+	M.regs.rip = 0x402002;
+	M.regs.rsp = 0x7ff000;
+	M.regs.rdi = 103;
+	mark = M.ncalls;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(M.regs.orig_rax, SYS_seccomp);
+	assert_int_equal(M.regs.rdi, SECCOMP_SET_MODE_FILTER);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
+	/* its exit: wait4 again, one instruction earlier */
+	M.regs.rax = 0;
+	mark = M.ncalls;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(M.regs.orig_rax, SYS_wait4);
+	assert_int_equal(M.regs.rax, SYS_wait4);
+	assert_int_equal(M.regs.rip, 0x402000);
+	assert_int_equal(M.regs.rdi, 103);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
+	assert_true(pl->flags & TF_WTRAP);
+	/* the child's SIGSTOP answers its (now trapped) plain wait */
+	engine_handle(c, 103, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(plain_wait(c, TRACER, 103, STATUS, 0), 103);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGSTOP << 8) | 0x7f);
+	mock_free(c);
+
+	/* seccomp() refused (a filter of its own): the child is let go */
+	c = started(CORRAL_ESCAPE_OFF);
+	mock_creds(&M, 103)->ppid = TRACER;
+	table_find(&c->tab, TRACER)->flags &= ~TF_WTRAP_TRIED;
+	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	M.regs.orig_rax = SYS_getpid;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	M.regs.rax = (unsigned long long)-EPERM;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_false(table_find(&c->tab, TRACER)->flags & TF_WTRAP);
+	assert_true(jpos(c, "\"action\":\"tracer-exit\"") >= 0);
+	mark = M.ncalls;
+	engine_handle(c, 103, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 103, SIGSTOP), 1);
+	mock_free(c);
+}
+
+/* PTRACE_SINGLESTEP: corral resumes the tracee with the real request
+ * (again after a stop of corral's own in between) until the step's
+ * SIGTRAP, reported as a signal stop. */
+static void test_single_step(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL);
+	int mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_SINGLESTEP, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SINGLESTEP, TRACEE, 0), 1);
+	/* a seccomp stop of corral's own: stepping goes on */
+	mark = M.ncalls;
+	call(c, TRACEE, SYS_prctl, PR_SET_PTRACER, 0, 0, 0, 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SINGLESTEP, TRACEE, 0), 1);
+	/* the step's SIGTRAP: the tracer's */
+	mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_SINGLESTEP, TRACEE, -1),
+			 0);
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGTRAP << 8) | 0x7f);
+	mark = M.ncalls;
+	pt(c, TRACER, PTRACE_CONT, TRACEE, 0, 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -652,6 +748,8 @@ int main(void)
 		cmocka_unit_test(test_fork_event_auto_attach),
 		cmocka_unit_test(test_syscall_stops),
 		cmocka_unit_test(test_exit_collected_later),
+		cmocka_unit_test(test_traceme_installs_parent_trap),
+		cmocka_unit_test(test_single_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #else
