@@ -1309,7 +1309,17 @@ void eptrace_syscall_stop(struct corral *c, struct task *t)
 	struct ept *e = t->ept;
 #if defined(__x86_64__)
 	if (e && e->inj && !((struct ept_inject *)e->inj)->at_exit) {
-		/* The entry of the parent's next call: the trap goes in. */
+		/* The entry of the parent's next call: the trap goes in. An
+		 * exit stop (of a call it was in) is not that: on to the
+		 * next entry. */
+		struct ptrace_syscall_info si;
+		memset(&si, 0, sizeof(si));
+		if (sys_ptrace(c->sys, PTRACE_GET_SYSCALL_INFO, t->tid,
+			       (void *)sizeof(si), &si) > 0 &&
+		    si.op == PTRACE_SYSCALL_INFO_EXIT) {
+			task_resume(c, t, 0);
+			return;
+		}
 		struct ept_inject *in = e->inj;
 		if (inject(c, t, in) < 0) {
 			pid_t child = in->traceme;

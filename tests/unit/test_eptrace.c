@@ -652,7 +652,15 @@ static void test_traceme_installs_parent_trap(void **state)
 	mark = M.ncalls;
 	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
 	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
+	/* the exit of a call it was in: on to the next entry */
+	memset(&SI, 0, sizeof(SI));
+	SI.op = PTRACE_SYSCALL_INFO_EXIT;
+	mark = M.ncalls;
+	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
+	assert_int_equal(M.nsetregs, 1); /* the TRACEME call's skip only */
 	/* the entry of its next call (wait4): becomes seccomp() */
+	SI.op = PTRACE_SYSCALL_INFO_ENTRY;
 	memset(&M.regs, 0, sizeof(M.regs));
 	M.regs.orig_rax = SYS_wait4;
 	M.regs.rax = (unsigned long long)-ENOSYS;
@@ -665,6 +673,7 @@ static void test_traceme_installs_parent_trap(void **state)
 	assert_int_equal(M.regs.rdi, SECCOMP_SET_MODE_FILTER);
 	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACER, 0), 1);
 	/* its exit: wait4 again, one instruction earlier */
+	SI.op = PTRACE_SYSCALL_INFO_EXIT;
 	M.regs.rax = 0;
 	mark = M.ncalls;
 	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
@@ -687,6 +696,7 @@ static void test_traceme_installs_parent_trap(void **state)
 	assert_int_equal(pt(c, 103, PTRACE_TRACEME, 0, 0, 0), 0);
 	engine_handle(c, TRACER, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
 	M.regs.orig_rax = SYS_getpid;
+	SI.op = PTRACE_SYSCALL_INFO_ENTRY;
 	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
 	M.regs.rax = (unsigned long long)-EPERM;
 	engine_handle(c, TRACER, ST_STOP(SIGTRAP | 0x80, 0));
