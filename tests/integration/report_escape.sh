@@ -187,7 +187,16 @@ printf '%s\n' '{"event":"start","t":0,"schema":1,"version":"1","pid":1,"command"
 	'{"event":"end","t":1,"exit_code":0,"reason":"exit\u0000ed","status":0}' >"$T/nul.jsonl"
 "$CORRAL" report "$T/nul.jsonl" >"$T/nul.out" 2>/dev/null
 [ "$(tr -cd '\000' <"$T/nul.out" | wc -c)" = 0 ] || fail "a NUL byte of the journal reaches the terminal"
-grep -qF "(\$'exit\\x00ed')" "$T/nul.out" || fail "the ending's reason with a NUL is not shown escaped: $(cat -v "$T/nul.out" | grep ending)"
+# a reason corral does not write is said as one, quoted and escaped, in
+# the result's and the ending's words (report/summary.c, put_because)
+grep -qF "ending     the tree was ended from 0.500000s because of reason \$'exit\\x00ed':" "$T/nul.out" ||
+	fail "the ending's reason with a NUL is not shown escaped: $(cat -v "$T/nul.out" | grep ending)"
+grep -qF "result     corral exited 0 because of reason \$'exit\\x00ed';" "$T/nul.out" ||
+	fail "the end's reason with a NUL is not shown escaped: $(cat -v "$T/nul.out" | grep result)"
+"$CORRAL" report --format md "$T/nul.jsonl" >"$T/nul.md" 2>/dev/null
+[ "$(tr -cd '\000' <"$T/nul.md" | wc -c)" = 0 ] || fail "a NUL byte of the journal reaches the Markdown"
+grep -qF "| ending | the tree was ended from 0.500000s because of reason \`exit\\x00ed\`:" "$T/nul.md" ||
+	fail "the ending's reason with a NUL is not in a code span in Markdown: $(cat -v "$T/nul.md" | grep ending)"
 
 # Structural: only esc.c reads a ustr's bytes (the fields end in '_')
 if [ -d "$SRC/report" ]; then
