@@ -2,7 +2,8 @@
 # Tamper evidence: a member that edits, truncates, appends to or replaces
 # the journal during the run is caught by corral at the end (journal_intact,
 # stderr) and by `corral verify`; verify passes a clean journal, names the
-# exact line of every single-line change, and refuses garbage with exit 2.
+# exact line of every single-line change, and refuses garbage with exit 2
+# (not a journal) and a usage error with 125 (docs/cli.md, "Conventions").
 . "$(dirname "$0")/lib.sh"
 need_corral
 
@@ -137,8 +138,10 @@ printf '{"event":"start"}\n{"a":1}\n' >"$T/json"
 verify_rc 2 "JSON without digests" "$T/json"
 verify_rc 2 "missing file" "$T/nonexistent"
 verify_rc 2 "a directory" "$T"
-verify_rc 2 "bad --head" --head xyz "$j"
-verify_rc 2 "no journal given"
+# usage errors: 125, as in every sub-command, whatever the journal is
+verify_rc 125 "bad --head" --head xyz "$j"
+verify_rc 125 "no journal given"
+verify_rc 125 "two journals" "$j" "$j"
 verify_rc 125 "bad option" --frobnicate "$j"
 # a journal line followed by garbage: a journal, not intact
 { head -n 2 "$T/clean"; head -c 3000 /dev/urandom; } >"$T/mixed"
