@@ -423,6 +423,8 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 			/* ^Z: corral's own job may have to stop (groups.c) */
 			groups_member_stopped(c, t, sig);
 		}
+		if (t->ept)
+			eptrace_group_stop(c, t, sig);
 	} else if (t->flags & TF_GSTOPPED) {
 		/* Re-trap after PTRACE_LISTEN: the group was continued. */
 		t->flags &= ~TF_GSTOPPED;

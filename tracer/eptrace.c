@@ -863,8 +863,10 @@ static long get_siginfo(struct corral *c, struct task *t, struct ept *e,
 				    &si);
 		if (r < 0)
 			return r;
+	} else if (e->kind == EK_EVENT && e->sig) {
+		return -EINVAL; /* a group-stop: the kernel's answer */
 	} else if (e->kind == EK_EVENT) {
-		si.si_signo = e->sig ? e->sig : SIGTRAP;
+		si.si_signo = SIGTRAP;
 		si.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
 	} else if (e->kind == EK_PTEVENT) {
 		si.si_signo = SIGTRAP;
@@ -1392,6 +1394,17 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 	pe->want_sig = 0;
 	pe->event = event;
 	pe->msg = (unsigned long)cv;
+}
+
+void eptrace_group_stop(struct corral *c, struct task *t, int sig)
+{
+	struct ept *e = t->ept;
+	/* A tracee attached with PTRACE_ATTACH shows no group-stop of its
+	 * own here (its tracer saw the signal). */
+	if (!e->tracer || !e->seized || e->stopped)
+		return;
+	e->want = EK_EVENT;
+	e->want_sig = sig;
 }
 
 void eptrace_exec(struct corral *c, struct task *t)

@@ -456,6 +456,9 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 /* t exec'd: PTRACE_EVENT_EXEC for an emulated tracer that asked for it,
  * the SIGTRAP of a PTRACE_TRACEME/ATTACH tracee otherwise. */
 void eptrace_exec(struct corral *c, struct task *t);
+/* t entered a group-stop (sig): a seized emulated tracee reports it
+ * (PTRACE_EVENT_STOP of sig), before the engine resumes it. */
+void eptrace_group_stop(struct corral *c, struct task *t, int sig);
 /* Report the stops phase.c held for emulated tracers (c->ept_news). */
 void eptrace_deliver(struct corral *c);
 void eptrace_free(struct corral *c);

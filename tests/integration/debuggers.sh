@@ -18,7 +18,9 @@
 #   - strace: `strace -f -o FILE sh -c '/bin/true & wait; /bin/echo hi;
 #     exit 3'` traces the whole tree (both execs, both exits; strace exits
 #     3 as its command did), `strace -f` of tests/fixtures/threads.c sees
-#     its four threads' clones, and a --timeout while strace holds a
+#     its four threads' clones, of tests/fixtures/selfstop.c (children
+#     that stop themselves, continued by their parent) their group-stops,
+#     and a --timeout while strace holds a
 #     paused tree ends everything (strace's startup probes fork a TRACEME
 #     child and SEIZE a child; PTRACE_SYSCALL makes corral resume the real
 #     task with the real request and report its syscall stops).
@@ -26,14 +28,14 @@
 # (tests/run.sh). The witness checks that nothing is left after each run.
 . "$(dirname "$0")/lib.sh"
 need_corral
-need_fixture dbg_target dbg_bp threads
+need_fixture dbg_target dbg_bp threads selfstop
 
 # The programs live in the sandbox's workspace; as root it is the CI
 # user's: the sandbox runs as its owner.
 WS=$T/ws
 mkdir -p "$WS"
 chmod 755 "$WS"
-cp "$FIX/dbg_target" "$FIX/dbg_bp" "$FIX/threads" "$WS/"
+cp "$FIX/dbg_target" "$FIX/dbg_bp" "$FIX/threads" "$FIX/selfstop" "$WS/"
 if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
 	chown -R corral-ci "$WS"
 fi
@@ -139,6 +141,20 @@ for mode in $modes; do
 		fail "strace: $(grep -c 'clone(.*CLONE_THREAD' "$st") thread clones, expected 4"
 	fi
 	expect_grep '^[0-9]+ +\+\+\+ exited with 0 \+\+\+' "$st" "strace: the exit"
+
+	RUN_LABEL="$mode strace stop/cont"
+	j=$T/j.$mode.stop
+	st=$WS/strace.$mode.stop
+	run -- "$CORRAL" run -q -j "$j" --timeout 60 "${opts[@]}" -- \
+		"$STRACE" -f -o "$st" "$WS/selfstop" -c 2
+	expect_rc 0 "strace -f selfstop -c 2"
+	expect_grep '^DONE$' "$OUTF" "the stopped children were continued"
+	if [ "$(grep -c -- '--- stopped by SIGSTOP ---' "$st")" != 2 ]; then
+		fail "strace: $(grep -c -- '--- stopped by SIGSTOP ---' "$st") group-stops seen, expected 2"
+	fi
+	if [ "$(grep -c '+++ exited with 0 +++' "$st")" != 3 ]; then
+		fail "strace: $(grep -c '+++ exited with 0 +++' "$st") exits, expected 3"
+	fi
 
 	RUN_LABEL="$mode strace timeout"
 	j=$T/j.$mode.timeout

@@ -736,6 +736,42 @@ static void test_single_step(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
 	mock_free(c);
 }
+
+/* A seized tracee's group-stop is its tracer's PTRACE_EVENT_STOP of the
+ * stop signal (GETSIGINFO: EINVAL); PTRACE_LISTEN leaves it stopped
+ * (corral's real LISTEN) until SIGCONT, whose signal stop is reported. */
+static void test_group_stop_listen(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0, 0);
+	/* the SIGSTOP's signal stop first, injected by its tracer */
+	engine_handle(c, TRACEE, ST_STOP(SIGSTOP, 0));
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGSTOP << 8) | 0x7f);
+	int mark = M.ncalls;
+	pt(c, TRACER, PTRACE_CONT, TRACEE, 0, SIGSTOP);
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, SIGSTOP), 1);
+	/* the group-stop */
+	mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGSTOP, PTRACE_EVENT_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_LISTEN, TRACEE, -1), 0);
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS),
+			 (PTRACE_EVENT_STOP << 16) | (SIGSTOP << 8) | 0x7f);
+	assert_int_equal(pt(c, TRACER, PTRACE_GETSIGINFO, TRACEE, 0, 0x6300),
+			 -EINVAL);
+	mark = M.ncalls;
+	assert_int_equal(pt(c, TRACER, PTRACE_LISTEN, TRACEE, 0, 0), 0);
+	assert_int_equal(mock_count(&M, mark, PTRACE_LISTEN, TRACEE, -1), 1);
+	/* continued: the re-trap runs on, SIGCONT is the tracer's */
+	mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	engine_handle(c, TRACEE, ST_STOP(SIGCONT, 0));
+	assert_int_equal(wait_for(c, TRACER, TRACEE, STATUS, __WALL), TRACEE);
+	assert_int_equal(status_at(TRACER, STATUS), (SIGCONT << 8) | 0x7f);
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -760,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_exit_collected_later),
 		cmocka_unit_test(test_traceme_installs_parent_trap),
 		cmocka_unit_test(test_single_step),
+		cmocka_unit_test(test_group_stop_listen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #else
