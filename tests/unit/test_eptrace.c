@@ -772,6 +772,37 @@ static void test_group_stop_listen(void **state)
 	assert_int_equal(status_at(TRACER, STATUS), (SIGCONT << 8) | 0x7f);
 	mock_free(c);
 }
+
+/* The tracer dies while its tracee is syscall-traced: the tracee is let go
+ * and its next syscall stop (the request was already made) resumes it
+ * with PTRACE_CONT, for good. Kill-all while a wait trap goes in ends
+ * everything. */
+static void test_tracer_death_during_syscall_trace(void **state)
+{
+	struct corral *c = started(CORRAL_ESCAPE_OFF);
+	pt(c, TRACER, PTRACE_SEIZE, TRACEE, 0, PTRACE_O_TRACESYSGOOD);
+	pt(c, TRACER, PTRACE_INTERRUPT, TRACEE, 0, 0);
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP, PTRACE_EVENT_STOP));
+	wait_for(c, TRACER, TRACEE, STATUS, __WALL);
+	pt(c, TRACER, PTRACE_SYSCALL, TRACEE, 0, 0);
+	engine_handle(c, 104, ST_EXIT(0));
+	engine_handle(c, TRACER, ST_EXIT(0));
+	assert_true(jpos(c, "\"action\":\"tracer-exit\"") >= 0);
+	int mark = M.ncalls;
+	engine_handle(c, TRACEE, ST_STOP(SIGTRAP | 0x80, 0));
+	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
+	assert_int_equal(mock_count(&M, mark, PTRACE_SYSCALL, TRACEE, -1), 0);
+	/* 103 installs its wait trap; kill-all comes before its exit stop */
+	struct task *p = table_find(&c->tab, 103);
+	p->flags &= ~TF_WTRAP_TRIED;
+	M.regs.rsp = 0x7ff000;
+	pt(c, 103, PTRACE_ATTACH, 102, 0, 0);
+	assert_int_equal(M.regs.orig_rax, SYS_seccomp);
+	assert_true(corral_kill_all(c) >= 0);
+	assert_int_equal(c->tab.live, 0);
+	assert_null(c->ept_list);
+	mock_free(c);
+}
 #endif
 
 int main(void)
@@ -797,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_traceme_installs_parent_trap),
 		cmocka_unit_test(test_single_step),
 		cmocka_unit_test(test_group_stop_listen),
+		cmocka_unit_test(test_tracer_death_during_syscall_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #else
