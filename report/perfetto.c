@@ -126,12 +126,24 @@ struct iname {
 	const char *post;
 };
 
-static void instant(FILE *f, bool *first, int pid, int tid, char scope,
-		    const char *cat, const struct iname *n, double t)
+/* An instant up to its name, which the caller writes (a JSON string). */
+static void instant_open(FILE *f, bool *first, char scope, const char *cat)
 {
 	sep(f, first);
 	fprintf(f, "{\"ph\":\"i\",\"s\":\"%c\",\"cat\":\"%s\",\"name\":", scope,
 		cat);
+}
+
+static void instant_place(FILE *f, int pid, int tid, double t)
+{
+	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
+	ts(f, "ts", t);
+}
+
+static void instant(FILE *f, bool *first, int pid, int tid, char scope,
+		    const char *cat, const struct iname *n, double t)
+{
+	instant_open(f, first, scope, cat);
 	esc_json_open(f);
 	esc_json_piece(f, us_lit(n->pre), A);
 	esc_json_piece(f, n->a, A);
@@ -139,8 +151,7 @@ static void instant(FILE *f, bool *first, int pid, int tid, char scope,
 	esc_json_piece(f, n->b, A);
 	esc_json_piece(f, us_lit(n->post), A);
 	esc_json_close(f);
-	fprintf(f, ",\"pid\":%d,\"tid\":%d", pid, tid);
-	ts(f, "ts", t);
+	instant_place(f, pid, tid, t);
 }
 
 /* Frames (one per line) as a JSON array of strings. */
@@ -355,18 +366,33 @@ static void marks(const struct corral_report *m, const struct ids *ids, FILE *f,
 		}
 		fputs("}}", f);
 	}
+	/* the ending and the end in the summary's words (words.c); the
+	 * journal's names for programs in the args */
+	const struct words w = {f, A, true};
 	if (m->has_ending) {
-		struct iname n = {
-			"ending (", us_or(m->ending_reason, "?"), ")", {0}, ""};
-		instant(f, first, gpid, gpid, 'g', "ending", &n, m->ending_t);
-		fputs("}", f);
+		instant_open(f, first, 'g', "ending");
+		esc_json_open(f);
+		words_ending(&w, m, false);
+		esc_json_close(f);
+		instant_place(f, gpid, gpid, m->ending_t);
+		fputs(",\"args\":{\"reason\":", f);
+		str(f, m->ending_reason);
+		if (us_ok(m->ending_signal)) {
+			fputs(",\"signal\":", f);
+			str(f, m->ending_signal);
+		}
+		fputs("}}", f);
 	}
 	if (m->has_end) {
-		char name[64];
-		snprintf(name, sizeof(name), "end: exit code %d", m->exit_code);
-		struct iname n = {name, {0}, "", {0}, ""};
-		instant(f, first, gpid, gpid, 'g', "end", &n, m->end_t);
-		fputs("}", f);
+		instant_open(f, first, 'g', "end");
+		esc_json_open(f);
+		words_result(&w, m);
+		esc_json_close(f);
+		instant_place(f, gpid, gpid, m->end_t);
+		fprintf(f, ",\"args\":{\"exit_code\":%d,\"reason\":",
+			m->exit_code);
+		str(f, m->end_reason);
+		fputs("}}", f);
 	}
 }
 

@@ -417,6 +417,25 @@ struct ustr rpt_proc_name(const struct corral_report *m, int proc);
 void rpt_proc_end_text(const struct corral_report *m, int proc, char *buf,
 		       size_t len);
 
+/*
+ * The result and the ending in plain words (words.c), one wording for the
+ * summaries and the Perfetto trace: our words as they are, journal strings
+ * escaped for kind K; PIECE: inside a JSON string being written in pieces
+ * (between esc_json_open() and esc_json_close()).
+ */
+struct words {
+	FILE *f;
+	enum esc_kind k;
+	bool piece;
+};
+/* "corral exited 124 because the timeout expired; the command was killed
+ * by SIGTERM" (without an end line: "unknown: ..."). */
+void words_result(const struct words *w, const struct corral_report *m);
+/* "the tree was ended [from 0.3s ]because the timeout expired" (AT: the
+ * time, for outputs that do not place it themselves). */
+void words_ending(const struct words *w, const struct corral_report *m,
+		  bool at);
+
 /* Output helpers (out.c). */
 enum { OUT_RAW, OUT_TEXT, OUT_JSON, OUT_JSON_ASCII };
 /* The bytes of a JSON string literal (without the quotes) for n bytes;

@@ -185,90 +185,12 @@ static void put_enum(const struct ctx *c, struct ustr u, const char *const *set,
 	esc_enum(c->f, u, set, kind(c, table));
 }
 
-/*
- * Why the tree was ended, in words ("because ..."): the journal's reason
- * (an esc_reasons value) is a name for programs. NULL for none and for a
- * value corral does not write (put_because quotes that one).
- */
-static const char *because(struct ustr reason)
-{
-	static const struct {
-		const char *reason, *words;
-	} t[] = {
-		{"exited", "the command exited and left processes behind"},
-		{"timeout", "the timeout expired"},
-		{"signal", "corral got a signal"},
-		{"parent", "corral's parent died"},
-		{"max-procs", "the tree had more processes than --max-procs"},
-		{"escape", "a member tried to escape (--escape=kill)"},
-		{"request", "the program using libcorral asked"},
-		{"journal", "a journal line was lost (--journal-strict)"},
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (us_eq(reason, t[i].reason))
-			return t[i].words;
-	return NULL;
-}
-
-/* "because WORDS" for REASON (SIG: the signal corral got, if known). */
-static void put_because(const struct ctx *c, struct ustr reason,
-			struct ustr sig)
-{
-	const char *w = because(reason);
-	fputs("because ", c->f);
-	if (!w) {
-		fputs("of reason ", c->f);
-		put_enum(c, reason, esc_reasons, true);
-		return;
-	}
-	if (us_eq(reason, "signal") && us_ok(sig)) {
-		fputs("corral got ", c->f);
-		put_enum(c, sig, NULL, true);
-		return;
-	}
-	fputs(w, c->f);
-}
-
-/* The command's own end, in words: "exited with status 3", ... */
-static void put_command_end(const struct ctx *c)
-{
-	const struct corral_report *m = c->m;
-	FILE *f = c->f;
-	if (m->sandbox_failed)
-		fputs("the sandbox could not be built", f);
-	else if (us_ok(m->exec_error)) {
-		fputs("the command could not run: ", f);
-		put(c, us_sub(m->exec_error, 0, 60), true);
-	} else if (us_ok(m->end_signal)) {
-		fputs("the command was killed by ", f);
-		put_enum(c, m->end_signal, NULL, true);
-	} else
-		fprintf(f, "the command exited with status %d", m->end_status);
-}
-
+/* The result in words (words.c): what the shell saw, why, what the
+ * command did. */
 static void result_row(const struct ctx *c)
 {
-	const struct corral_report *m = c->m;
-	FILE *f = c->f;
 	row_begin(c, "result");
-	if (!m->has_end) {
-		fputs("unknown: no end line (corral was killed?)", f);
-		row_end(c);
-		return;
-	}
-	/* "corral exited 124 because the timeout expired; the command was
-	 * killed by SIGTERM": what the shell saw, why, what the command did */
-	fprintf(f, "corral exited %d", m->exit_code);
-	bool plain =
-		us_eq(m->end_reason, "none") || us_eq(m->end_reason, "exited");
-	if (!plain) {
-		fputc(' ', f);
-		put_because(c, m->end_reason, m->by_signal);
-	}
-	fputs("; ", f);
-	put_command_end(c);
-	if (us_eq(m->end_reason, "exited"))
-		fputs(" and left processes behind", f);
+	words_result(&(struct words){c->f, kind(c, true), false}, c->m);
 	row_end(c);
 }
 
@@ -560,8 +482,7 @@ static void summary_text(const struct ctx *c)
 		/* "the tree was ended from 0.3s because the timeout
 		 * expired: grace ..." (the journal's "ending" event) */
 		row_begin(c, "ending");
-		fprintf(f, "the tree was ended from %.6fs ", m->ending_t);
-		put_because(c, m->ending_reason, m->ending_signal);
+		words_ending(&(struct words){f, kind(c, true), false}, m, true);
 		fprintf(f,
 			": grace %.6fs, stop %.6fs, kill %.6fs; %ld "
 			"SIGKILLed, %ld survivors",
@@ -789,6 +710,12 @@ static void summary_json(const struct ctx *c)
 			fprintf(f, "%d", m->end_status);
 		}
 	}
+	/* the text's words, for a program that shows them (the HTML page) */
+	const struct words w = {f, ESC_JSON, true};
+	jkey(f, "result_words", &first);
+	esc_json_open(f);
+	words_result(&w, m);
+	esc_json_close(f);
 	jkey(f, "counts", &first);
 	fprintf(f,
 		"{\"processes\":%zu,\"threads\":%zu,\"execs\":%lu,\"ok\":%lu,"
@@ -852,6 +779,10 @@ static void summary_json(const struct ctx *c)
 		out_num(f, m->phase_stop);
 		fputs(",\"kill\":", f);
 		out_num(f, m->phase_kill);
+		fputs(",\"words\":", f);
+		esc_json_open(f);
+		words_ending(&w, m, true);
+		esc_json_close(f);
 		fputc('}', f);
 	}
 	int idx[TOP_N];

@@ -28,9 +28,30 @@ if j_valid "$j"; then
 			fail "no exec slice named stack_hang"
 		jq -e '[.traceEvents[] | select(.ph == "i" and .cat == "stack") | .args.frames | length] | min >= 1' "$T/trace.json" >/dev/null ||
 			fail "stack instants without frames"
+		# the ending and the end in the summary's words, not the
+		# journal's names ("ending (timeout)", "end: exit code 124")
+		got=$(jq -r '[.traceEvents[] | select(.ph == "i" and .s == "g" and (.cat == "ending" or .cat == "end")) | .name] | join("|")' "$T/trace.json")
+		case $got in
+		"the tree was ended because the timeout expired|corral exited 124 because the timeout expired; the command was killed by SIG"*) ;;
+		*) fail "the ending and the end are not in words: $got" ;;
+		esac
+		expect_eq "$(jq -c '[.traceEvents[] | select(.ph == "i" and .cat == "end") | .args.exit_code, .args.reason]' "$T/trace.json")" '[124,"timeout"]' "the end's args"
 	else
 		fail "report --perfetto failed: $(head -c 300 "$T/rep.err")"
 	fi
+fi
+
+RUN_LABEL="words escaped"
+# a reason corral does not write (a NUL in it): said as one, and the trace
+# is still JSON that gives the bytes back
+printf '%s\n' '{"event":"start","t":0,"schema":1,"version":"1","pid":1,"command":["x"]}' \
+	'{"event":"ending","t":0.5,"reason":"exit\u0000ed\u001b[2J"}' \
+	'{"event":"end","t":1,"exit_code":0,"reason":"exit\u0000ed","signal":"SIG\u001b"}' >"$T/nul.jsonl"
+if "$CORRAL" report -q --perfetto "$T/nul.json" "$T/nul.jsonl" 2>"$T/rep.err"; then
+	got=$(jq -c '[.traceEvents[] | select(.ph == "i" and .s == "g") | .name]' "$T/nul.json")
+	expect_eq "$got" '["the tree was ended because of reason exit\u0000ed\u001b[2J","corral exited 0 because of reason exit\u0000ed; the command was killed by SIG\u001b"]' "names around strings corral does not write"
+else
+	fail "report --perfetto failed on a NUL reason: $(head -c 300 "$T/rep.err")"
 fi
 
 RUN_LABEL="to stdout"
