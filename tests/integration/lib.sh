@@ -125,19 +125,29 @@ witness_enter() {
 }
 
 # Live processes of this test: pids from the cgroup and from the marker.
+# witness_pids: the test's processes still alive, one a line. Builtins but
+# for the one grep (it runs after every run: see start).
 witness_pids() {
-	local p
-	{
-		if [ -n "$CG" ]; then cat "$CG/cgroup.procs" 2>/dev/null; fi
-		for p in $(grep -slzx "CORRAL_TEST_MARK=$MARK" /proc/[0-9]*/environ 2>/dev/null); do
-			p=${p#/proc/}
-			p=${p%/environ}
-			# a zombie has an empty environ; a process that is exiting may still match
-			[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
-			[ "$p" = "$BASHPID" ] && continue
-			echo "$p"
-		done
-	} | sort -un
+	local p st
+	local -A seen=()
+	if [ -n "$CG" ] && [ -r "$CG/cgroup.procs" ]; then
+		while read -r p; do [ -n "$p" ] && seen[$p]=1; done <"$CG/cgroup.procs"
+	fi
+	for p in $(grep -slzx "CORRAL_TEST_MARK=$MARK" /proc/[0-9]*/environ 2>/dev/null); do
+		p=${p#/proc/}
+		p=${p%/environ}
+		[ "$p" = "$BASHPID" ] && continue
+		# a zombie has an empty environ; a process that is exiting may
+		# still match. The state is the field after the ")" that ends
+		# the name (which may hold spaces).
+		st=
+		read -r st <"/proc/$p/stat" 2>/dev/null || continue
+		st=${st##*) }
+		[ "${st%% *}" = Z ] && continue
+		seen[$p]=1
+	done
+	[ "${#seen[@]}" -gt 0 ] && printf '%s\n' "${!seen[@]}"
+	return 0
 }
 
 witness_describe() {
@@ -232,9 +242,12 @@ start() {
 	OUTF=$T/out.$RUN
 	ERRF=$T/err.$RUN
 	: >"$OUTF"
-	rm -f "$T/o.fifo" "$T/s.fifo"
-	mkfifo "$T/o.fifo" "$T/s.fifo"
-	local out=$T/o.fifo
+	# FIFOs named by the run: one mkfifo, no rm (cleanup removes $T); each
+	# process a run starts is a fork + exec, which a loaded machine makes
+	# slow, and tests make thousands of runs (docs/testing.md)
+	local ofifo=$T/o.fifo.$RUN sfifo=$T/s.fifo.$RUN
+	if [ -n "$tofile" ]; then mkfifo "$sfifo"; else mkfifo "$ofifo" "$sfifo"; fi
+	local out=$ofifo
 	[ -n "$tofile" ] && out=$OUTF
 	(
 		witness_enter
@@ -242,15 +255,14 @@ start() {
 		echo "$!" >&9
 		wait "$!"
 		echo "$?" >&9
-	) >"$out" 2>"$ERRF" 9>"$T/s.fifo" &
+	) >"$out" 2>"$ERRF" 9>"$sfifo" &
 	SUB=$!
 	if [ -n "$tofile" ]; then
 		OUT=
 	else
-		exec {OUT}<"$T/o.fifo"
+		exec {OUT}<"$ofifo"
 	fi
-	exec {ST}<"$T/s.fifo"
-	rm -f "$T/o.fifo" "$T/s.fifo"
+	exec {ST}<"$sfifo"
 	PID=
 	read -r -t 10 -u "$ST" PID || { fail "start: no pid from the launcher"; return 1; }
 	T0=$(now_us)
