@@ -489,16 +489,255 @@ static int parse_sandbox_opt(int c, const char *arg, struct cli_run *o,
 	return 0;
 }
 
-int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
-		  size_t errlen)
+/*
+ * Each group of options below: 0 when c was one of its own and is taken,
+ * 1 when it was not, or -EINVAL with the message in err.
+ */
+
+/* What corral writes and says: the journal, --tree, --result, -q, -v. */
+static int parse_output_opt(int c, const char *arg, struct cli_run *o,
+			    char *err, size_t errlen)
 {
-	memset(o, 0, sizeof(*o));
-	corral_config_init(&o->cfg);
 	struct corral_config *cfg = &o->cfg;
-	struct option lo[NOPTS + 1];
+	switch (c) {
+	case 'j':
+		if (!*arg)
+			return fail(err, errlen,
+				    "invalid --journal '': an empty path");
+		if (!strcmp(arg, "-")) {
+			cfg->journal_fd = STDOUT_FILENO;
+			cfg->journal_path = NULL;
+		} else {
+			cfg->journal_path = arg;
+			cfg->journal_fd = -1;
+		}
+		return 0;
+	case OPT_TREE:
+		o->tree = true;
+		return 0;
+	case OPT_RESULT:
+		if (!*arg)
+			return fail(err, errlen,
+				    "invalid --result '': an empty path");
+		o->result = arg;
+		return 0;
+	case OPT_PROGRESS: {
+		double v;
+		if (corral_parse_duration(arg, &v) < 0)
+			return fail(err, errlen,
+				    "invalid time interval for "
+				    "--progress: '%s'",
+				    arg);
+		/* 0 and inf: never */
+		o->progress = isinf(v) ? 0 : v;
+		o->progress_set = true;
+		return 0;
+	}
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case OPT_JOURNAL_STRICT:
+		cfg->journal_strict = true;
+		return 0;
+	case OPT_JOURNAL_KEY:
+		cfg->journal_key = arg;
+		return 0;
+	case OPT_JOURNAL_QUEUE:
+		if (parse_size(arg, &cfg->journal_queue_max) < 0)
+			return fail(err, errlen,
+				    "invalid --journal-queue '%s' (bytes, "
+				    "with an optional K, M or G)",
+				    arg);
+		return 0;
+	}
+	return 1;
+}
+
+/* A duration option's value: "inf" is infinity, for the caller to read. */
+static int parse_time_opt(const char *name, const char *arg, double *v,
+			  char *err, size_t errlen)
+{
+	if (corral_parse_duration(arg, v) < 0)
+		return fail(err, errlen, "invalid time interval for %s: '%s'",
+			    name, arg);
+	return 0;
+}
+
+/* When and how the tree is ended, and what corral waits for. */
+static int parse_ending_opt(int c, const char *arg, struct cli_run *o,
+			    char *err, size_t errlen)
+{
+	struct corral_config *cfg = &o->cfg;
+	double v;
+	switch (c) {
+	case 't':
+	case 'k':
+		if (parse_time_opt(c == 't' ? "--timeout" : "--kill-after", arg,
+				   &v, err, errlen) < 0)
+			return -EINVAL;
+		/* "inf" (and 0, as timeout(1) has it) is no limit. */
+		if (c == 't')
+			cfg->timeout = isinf(v) ? 0 : v;
+		else
+			cfg->kill_after = v;
+		return 0;
+	case OPT_KILL_WAIT:
+		if (parse_time_opt("--kill-wait", arg, &v, err, errlen) < 0)
+			return -EINVAL;
+		cfg->kill_wait = isinf(v) ? 0 : v;
+		return 0;
+	case 's': {
+		int sig = cli_parse_signal(arg);
+		if (sig < 0)
+			return fail(err, errlen,
+				    "invalid signal for --signal: '%s'", arg);
+		cfg->end_signal = sig;
+		return 0;
+	}
+	case OPT_PRESERVE:
+		o->preserve_status = true;
+		return 0;
+	case OPT_FOREGROUND:
+		o->foreground = true;
+		return 0;
+	case OPT_WAIT_ALL:
+		cfg->wait_all = true;
+		return 0;
+	case OPT_MAX_PROCS: {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || arg[0] == '-' || n == 0 ||
+		    n > UINT_MAX)
+			return fail(err, errlen,
+				    "invalid --max-procs '%s' (a "
+				    "positive number)",
+				    arg);
+		cfg->max_procs = (unsigned)n;
+		return 0;
+	}
+	case OPT_NO_PARENT:
+		cfg->watch_parent = false;
+		return 0;
+	case OPT_PTY:
+		cfg->pty = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* What is kept of a tree that goes wrong (stacks, cores) and the escape
+ * audit with its boundary. */
+static int parse_forensics_opt(int c, const char *arg, struct cli_run *o,
+			       char *err, size_t errlen)
+{
+	struct corral_config *cfg = &o->cfg;
+	switch (c) {
+	case OPT_STACKS:
+		if (parse_stacks(arg, &cfg->stacks) < 0)
+			return fail(err, errlen,
+				    "invalid --stacks '%s' (a comma "
+				    "list of timeout, signal, crash, "
+				    "escape, exit-left, snapshot; or "
+				    "never alone)",
+				    arg);
+		return 0;
+	case OPT_CORE: {
+		unsigned when;
+		const unsigned ok = CORRAL_STACKS_TIMEOUT |
+				    CORRAL_STACKS_SIGNAL | CORRAL_STACKS_CRASH |
+				    CORRAL_STACKS_ESCAPE;
+		if (parse_stacks(arg, &when) < 0 || (when & ~ok))
+			return fail(err, errlen,
+				    "invalid --core '%s' (a comma list "
+				    "of timeout, signal, crash, "
+				    "escape; or never alone)",
+				    arg);
+		cfg->core = when;
+		return 0;
+	}
+	case OPT_CORE_FILTER:
+		cfg->core_filter = arg;
+		return 0;
+	case OPT_CORE_DIR:
+		if (!*arg)
+			return fail(err, errlen,
+				    "invalid --core-dir '': an empty "
+				    "path");
+		cfg->core_dir = arg;
+		return 0;
+	case OPT_CORE_BUDGET:
+		if (parse_core_budget(arg, cfg) < 0)
+			return fail(err, errlen,
+				    "invalid --core-budget '%s' "
+				    "(SIZE[,DUR], e.g. 1G,10s or 512M "
+				    "or ,5s)",
+				    arg);
+		return 0;
+	case OPT_ESCAPE:
+		if (parse_escape(arg, &cfg->escape) < 0)
+			return fail(err, errlen,
+				    "invalid --escape '%s' (off, log, "
+				    "deny, kill)",
+				    arg);
+		return 0;
+	case OPT_BOUNDARY: {
+		enum corral_boundary b;
+		if (parse_boundary(arg, &b) < 0)
+			return fail(err, errlen,
+				    "invalid --boundary '%s' (auto, "
+				    "landlock, seccomp)",
+				    arg);
+		cfg->boundary = b;
+		return 0;
+	}
+	}
+	return 1;
+}
+
+/* --sandbox and the options of the simple sandbox (README): the ones that
+ * do not make it "shaped" (parse_sandbox_opt). */
+static int parse_sandbox_base_opt(int c, const char *arg, struct cli_run *o,
+				  char *err, size_t errlen)
+{
+	struct corral_sandbox_config *sb = &o->cfg.sandbox;
+	switch (c) {
+	case OPT_SANDBOX:
+		sb->enabled = true;
+		return 0;
+	case OPT_WORKSPACE:
+		sb->workspace = arg;
+		return 0;
+	case OPT_RO_BIND:
+	case OPT_BIND:
+		if (push(c == OPT_BIND ? &o->rw : &o->ro,
+			 c == OPT_BIND ? &o->nrw : &o->nro, arg) < 0)
+			return fail(err, errlen, "out of memory");
+		return 0;
+	case OPT_SHARE_NET:
+		sb->share_net = true;
+		return 0;
+	}
+	return 1;
+}
+
+static int (*const opt_groups[])(int c, const char *arg, struct cli_run *o,
+				 char *err, size_t errlen) = {
+	parse_output_opt,	parse_ending_opt,  parse_forensics_opt,
+	parse_sandbox_base_opt, parse_sandbox_opt,
+};
+
+/* getopt_long's tables, from run_table. */
+static void getopt_tables(struct option lo[NOPTS + 1], char *so)
+{
 	/* '+': options end at COMMAND, whose own options are its business;
 	 * ':': a missing argument is told apart from an unknown option. */
-	char so[2 + 2 * NOPTS + 1] = "+:", *sp = so + 2;
+	char *sp = so;
+	*sp++ = '+';
+	*sp++ = ':';
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct cli_opt *t = &run_table[i];
 		lo[i] = (struct option){
@@ -512,220 +751,14 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 	}
 	lo[NOPTS] = (struct option){0, 0, 0, 0};
 	*sp = 0;
-	int c;
-	optind = 0; /* full re-initialisation: parsing may happen twice */
-	opterr = 0; /* our messages, not getopt's */
-	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			if (!*optarg)
-				return fail(
-					err, errlen,
-					"invalid --journal '': an empty path");
-			if (!strcmp(optarg, "-")) {
-				cfg->journal_fd = STDOUT_FILENO;
-				cfg->journal_path = NULL;
-			} else {
-				cfg->journal_path = optarg;
-				cfg->journal_fd = -1;
-			}
-			break;
-		case OPT_TREE:
-			o->tree = true;
-			break;
-		case OPT_RESULT:
-			if (!*optarg)
-				return fail(
-					err, errlen,
-					"invalid --result '': an empty path");
-			o->result = optarg;
-			break;
-		case OPT_PROGRESS: {
-			double v;
-			if (corral_parse_duration(optarg, &v) < 0)
-				return fail(err, errlen,
-					    "invalid time interval for "
-					    "--progress: '%s'",
-					    optarg);
-			/* 0 and inf: never */
-			o->progress = isinf(v) ? 0 : v;
-			o->progress_set = true;
-			break;
-		}
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 't':
-		case 'k': {
-			double v;
-			if (corral_parse_duration(optarg, &v) < 0)
-				return fail(
-					err, errlen,
-					"invalid time interval for %s: '%s'",
-					c == 't' ? "--timeout" : "--kill-after",
-					optarg);
-			/* "inf" (and 0, as timeout(1) has it) is no limit. */
-			if (c == 't')
-				cfg->timeout = isinf(v) ? 0 : v;
-			else
-				cfg->kill_after = v;
-			break;
-		}
-		case 's': {
-			int sig = cli_parse_signal(optarg);
-			if (sig < 0)
-				return fail(err, errlen,
-					    "invalid signal for --signal: '%s'",
-					    optarg);
-			cfg->end_signal = sig;
-			break;
-		}
-		case OPT_PRESERVE:
-			o->preserve_status = true;
-			break;
-		case OPT_FOREGROUND:
-			o->foreground = true;
-			break;
-		case OPT_WAIT_ALL:
-			cfg->wait_all = true;
-			break;
-		case OPT_MAX_PROCS: {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' ||
-			    v == 0 || v > UINT_MAX)
-				return fail(err, errlen,
-					    "invalid --max-procs '%s' (a "
-					    "positive number)",
-					    optarg);
-			cfg->max_procs = (unsigned)v;
-			break;
-		}
-		case OPT_NO_PARENT:
-			cfg->watch_parent = false;
-			break;
-		case OPT_STACKS:
-			if (parse_stacks(optarg, &cfg->stacks) < 0)
-				return fail(err, errlen,
-					    "invalid --stacks '%s' (a comma "
-					    "list of timeout, signal, crash, "
-					    "escape, exit-left, snapshot; or "
-					    "never alone)",
-					    optarg);
-			break;
-		case OPT_CORE: {
-			unsigned when;
-			const unsigned ok =
-				CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_SIGNAL |
-				CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE;
-			if (parse_stacks(optarg, &when) < 0 || (when & ~ok))
-				return fail(err, errlen,
-					    "invalid --core '%s' (a comma list "
-					    "of timeout, signal, crash, "
-					    "escape; or never alone)",
-					    optarg);
-			cfg->core = when;
-			break;
-		}
-		case OPT_CORE_FILTER:
-			cfg->core_filter = optarg;
-			break;
-		case OPT_CORE_DIR:
-			if (!*optarg)
-				return fail(err, errlen,
-					    "invalid --core-dir '': an empty "
-					    "path");
-			cfg->core_dir = optarg;
-			break;
-		case OPT_CORE_BUDGET:
-			if (parse_core_budget(optarg, cfg) < 0)
-				return fail(err, errlen,
-					    "invalid --core-budget '%s' "
-					    "(SIZE[,DUR], e.g. 1G,10s or 512M "
-					    "or ,5s)",
-					    optarg);
-			break;
-		case OPT_ESCAPE:
-			if (parse_escape(optarg, &cfg->escape) < 0)
-				return fail(err, errlen,
-					    "invalid --escape '%s' (off, log, "
-					    "deny, kill)",
-					    optarg);
-			break;
-		case OPT_SANDBOX:
-			cfg->sandbox.enabled = true;
-			break;
-		case OPT_WORKSPACE:
-			cfg->sandbox.workspace = optarg;
-			break;
-		case OPT_RO_BIND:
-		case OPT_BIND:
-			if (push(c == OPT_BIND ? &o->rw : &o->ro,
-				 c == OPT_BIND ? &o->nrw : &o->nro, optarg) < 0)
-				return fail(err, errlen, "out of memory");
-			break;
-		case OPT_SHARE_NET:
-			cfg->sandbox.share_net = true;
-			break;
-		case OPT_PTY:
-			cfg->pty = true;
-			break;
-		case OPT_KILL_WAIT: {
-			double v;
-			if (corral_parse_duration(optarg, &v) < 0)
-				return fail(err, errlen,
-					    "invalid time interval for "
-					    "--kill-wait: '%s'",
-					    optarg);
-			cfg->kill_wait = isinf(v) ? 0 : v;
-			break;
-		}
-		case OPT_BOUNDARY: {
-			enum corral_boundary b;
-			if (parse_boundary(optarg, &b) < 0)
-				return fail(err, errlen,
-					    "invalid --boundary '%s' (auto, "
-					    "landlock, seccomp)",
-					    optarg);
-			cfg->boundary = b;
-			break;
-		}
-		case OPT_JOURNAL_STRICT:
-			cfg->journal_strict = true;
-			break;
-		case OPT_JOURNAL_KEY:
-			cfg->journal_key = optarg;
-			break;
-		case OPT_JOURNAL_QUEUE:
-			if (parse_size(optarg, &cfg->journal_queue_max) < 0)
-				return fail(
-					err, errlen,
-					"invalid --journal-queue '%s' (bytes, "
-					"with an optional K, M or G)",
-					optarg);
-			break;
-		case OPT_HELP:
-			o->action = CLI_HELP;
-			return 0;
-		case OPT_VERSION:
-			o->action = CLI_VERSION;
-			return 0;
-		case ':':
-			return bad_option(argv, lo, err, errlen, true);
-		default: {
-			int r = parse_sandbox_opt(c, optarg, o, err, errlen);
-			if (r < 0)
-				return r;
-			if (r == 0)
-				break;
-			return bad_option(argv, lo, err, errlen, false);
-		}
-		}
-	}
+}
+
+/* After the options: COMMAND, the sandbox's options only with --sandbox,
+ * and the lists handed to the config. */
+static int finish_run(int argc, char **argv, struct cli_run *o, char *err,
+		      size_t errlen)
+{
+	struct corral_config *cfg = &o->cfg;
 	if (optind >= argc)
 		return fail(err, errlen, "run: no COMMAND given");
 	if (!cfg->sandbox.enabled && (cfg->sandbox.workspace || o->nro ||
@@ -746,6 +779,37 @@ int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
 	cfg->sandbox_opts.unsetenv = o->unsetenv;
 	cfg->argv = (const char *const *)&argv[optind];
 	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, struct cli_run *o, char *err,
+		  size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	corral_config_init(&o->cfg);
+	struct option lo[NOPTS + 1];
+	char so[2 + 2 * NOPTS + 1];
+	getopt_tables(lo, so);
+	int c;
+	optind = 0; /* full re-initialisation: parsing may happen twice */
+	opterr = 0; /* our messages, not getopt's */
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == OPT_HELP || c == OPT_VERSION) {
+			o->action = c == OPT_HELP ? CLI_HELP : CLI_VERSION;
+			return 0;
+		}
+		if (c == ':')
+			return bad_option(argv, lo, err, errlen, true);
+		int r = 1;
+		for (size_t i = 0;
+		     r == 1 && i < sizeof(opt_groups) / sizeof(opt_groups[0]);
+		     i++)
+			r = opt_groups[i](c, optarg, o, err, errlen);
+		if (r < 0)
+			return r;
+		if (r == 1)
+			return bad_option(argv, lo, err, errlen, false);
+	}
+	return finish_run(argc, argv, o, err, errlen);
 }
 
 void cli_run_free(struct cli_run *o)
