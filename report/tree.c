@@ -95,7 +95,7 @@ static const char *plural(unsigned long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* The header `corral run --tree` prints (cli/main.c, print_tree). */
+/* The header `corral run --tree` prints (cli/run.c, print_tree). */
 static void header(FILE *f, const struct corral_report *m)
 {
 	unsigned long np = m->nprocs, nt = m->nthreads, ne = m->n_execs;
