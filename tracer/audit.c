@@ -447,6 +447,163 @@ static void decode_perf(struct audit_call *out, struct text *t,
 	out->refuse = EACCES;
 }
 
+/* clone() with namespace flags, or with CLONE_UNTRACED (which corral
+ * made traced: no escape). */
+static void decode_clone(struct audit_call *out, struct text *t,
+			 unsigned long msg)
+{
+	const uint64_t *a = out->args;
+#if defined(__s390__) || defined(__s390x__)
+	unsigned long flags = a[1];
+#else
+	unsigned long flags = a[0];
+#endif
+	bool ns = msg == FILTER_RULE_CLONE_NS;
+	put(t, "clone(");
+	put_flags(t, flags & ~0xffUL, ns ? filter_ns_flags : NULL, clone_flags);
+	if (flags & 0xff) {
+		put(t, "|");
+		put_sig(t, (int)(flags & 0xff));
+	}
+	put(t, ")");
+	if (ns)
+		verdict(out, true, "new namespace");
+	else
+		/* Made traced by corral: no escape. */
+		verdict(out, false, "");
+}
+
+/* The calls that change mounts or the root, and fsopen. */
+static void decode_mounts(struct audit_call *out, struct text *t,
+			  const struct audit_ctx *c, unsigned long msg)
+{
+	const uint64_t *a = out->args;
+	typedef unsigned long long ull;
+	switch (msg) {
+	case FILTER_RULE_MOUNT:
+		put(t, "mount(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ", ");
+		put_ptr(t, c, 1, (ull)a[1]);
+		put(t, ", ");
+		put_ptr(t, c, 2, (ull)a[2]);
+		put(t, ", ");
+		put_flags(t, a[3], NULL, mount_flags);
+		put(t, ", %#llx)", (ull)a[4]);
+		verdict(out, true, mount_why(c, 2));
+		break;
+	case FILTER_RULE_UMOUNT2:
+		put(t, "umount2(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ", ");
+		put_flags(t, (unsigned int)a[1], NULL, umount_flags);
+		put(t, ")");
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_UMOUNT:
+		put(t, "umount(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ")");
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_MOVE_MOUNT:
+		put(t, "move_mount(%d, %#llx, %d, %#llx, %#x)", (int)a[0],
+		    (ull)a[1], (int)a[2], (ull)a[3], (unsigned int)a[4]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_MOUNT_SETATTR:
+		put(t, "mount_setattr(%d, %#llx, %#x, %#llx, %llu)", (int)a[0],
+		    (ull)a[1], (unsigned int)a[2], (ull)a[3], (ull)a[4]);
+		verdict(out, true, "changes mounts");
+		break;
+	case FILTER_RULE_CHROOT:
+		put(t, "chroot(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ")");
+		verdict(out, true, "changes its root");
+		break;
+	case FILTER_RULE_PIVOT_ROOT:
+		put(t, "pivot_root(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ", ");
+		put_ptr(t, c, 1, (ull)a[1]);
+		put(t, ")");
+		verdict(out, true, "changes its root");
+		break;
+	case FILTER_RULE_FSOPEN:
+		/* Every fsopen is judged: the name read here may not be the
+		 * one the kernel reads (another thread can rewrite it). */
+		put(t, "fsopen(");
+		put_ptr(t, c, 0, (ull)a[0]);
+		put(t, ", %#x)", (unsigned int)a[1]);
+		verdict(out, true,
+			is_fuse(c->str[0]) ? mount_why(c, 0)
+					   : "opens a file system to mount");
+		break;
+	}
+}
+
+/* The calls that send a signal: to a member, the supervisor or outside. */
+static void decode_signal_call(struct audit_call *out, struct text *t,
+			       const struct audit_ctx *c,
+			       const struct audit_tree_ops *tree,
+			       unsigned long msg)
+{
+	const uint64_t *a = out->args;
+	typedef unsigned long long ull;
+	switch (msg) {
+	case FILTER_RULE_KILL:
+		put(t, "kill(%d, ", (int)a[0]);
+		put_sig(t, (int)a[1]);
+		put(t, ")");
+		decode_kill(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_TKILL:
+		put(t, "tkill(%d, ", (int)a[0]);
+		put_sig(t, (int)a[1]);
+		put(t, ")");
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_TGKILL:
+	case FILTER_RULE_RT_TGSIGQUEUEINFO:
+		put(t, "%s(%d, %d, ", out->name, (int)a[0], (int)a[1]);
+		put_sig(t, (int)a[2]);
+		if (msg == FILTER_RULE_RT_TGSIGQUEUEINFO)
+			put(t, ", %#llx", (ull)a[3]);
+		put(t, ")");
+		/* The kernel insists that tid is in tgid: either names the
+		 * process. */
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[2]);
+		if (!out->guard && (int)a[2] && is_guard(c, (int)a[1]))
+			guard_verdict(out, (int)a[1],
+				      "signal to the supervisor");
+		break;
+	case FILTER_RULE_RT_SIGQUEUEINFO:
+		put(t, "rt_sigqueueinfo(%d, ", (int)a[0]);
+		put_sig(t, (int)a[1]);
+		put(t, ", %#llx)", (ull)a[2]);
+		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
+		break;
+	case FILTER_RULE_PIDFD_SEND_SIGNAL:
+		put(t, "pidfd_send_signal(%d, ", (int)a[0]);
+		put_sig(t, (int)a[1]);
+		put(t, ", %#llx, %#x)", (ull)a[2], (unsigned int)a[3]);
+		if (c->fd_target > 0) {
+			put(t, " [pid %d]", c->fd_target);
+			judge_task_signal(out, c, tree, c->fd_target,
+					  (int)a[1]);
+		} else if ((int)a[1] == 0) {
+			verdict(out, false, "probe, no signal sent");
+		} else {
+			/* The supervisor cannot vouch for what it can't see. */
+			verdict(out, true,
+				"signal through a descriptor of unknown "
+				"target");
+		}
+		break;
+	}
+}
+
 int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		 const struct audit_ctx *c, const struct audit_tree_ops *tree,
 		 struct audit_call *out)
@@ -481,7 +638,6 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		out->args[i] = narrow ? (uint32_t)si->seccomp.args[i]
 				      : si->seccomp.args[i];
 	const uint64_t *a = out->args;
-	typedef unsigned long long ull;
 
 	/* Every rule of syscalls.def has its case: no default (-Wswitch). */
 	switch ((enum filter_rule)msg) {
@@ -509,42 +665,13 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		put(&t, ")");
 		verdict(out, true, "enters another namespace");
 		break;
-	case FILTER_RULE_CLONE_NS: {
-#if defined(__s390__) || defined(__s390x__)
-		unsigned long flags = a[1];
-#else
-		unsigned long flags = a[0];
-#endif
-		put(&t, "clone(");
-		put_flags(&t, flags & ~0xffUL, filter_ns_flags, clone_flags);
-		if (flags & 0xff) {
-			put(&t, "|");
-			put_sig(&t, (int)(flags & 0xff));
-		}
-		put(&t, ")");
-		verdict(out, true, "new namespace");
+	case FILTER_RULE_CLONE_NS:
+	case FILTER_RULE_CLONE_UNTRACED:
+		decode_clone(out, &t, msg);
 		break;
-	}
 	case FILTER_RULE_PTRACE:
 		decode_ptrace(out, &t, c, tree);
 		break;
-	case FILTER_RULE_CLONE_UNTRACED: {
-#if defined(__s390__) || defined(__s390x__)
-		unsigned long flags = a[1];
-#else
-		unsigned long flags = a[0];
-#endif
-		put(&t, "clone(");
-		put_flags(&t, flags & ~0xffUL, NULL, clone_flags);
-		if (flags & 0xff) {
-			put(&t, "|");
-			put_sig(&t, (int)(flags & 0xff));
-		}
-		put(&t, ")");
-		/* Made traced by corral: no escape. */
-		verdict(out, false, "");
-		break;
-	}
 	case FILTER_RULE_WAIT:
 		decode_wait(out, &t,
 #ifdef NATIVE_ARCH
@@ -559,115 +686,25 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 		decode_prctl(out, &t, c, tree);
 		break;
 	case FILTER_RULE_MOUNT:
-		put(&t, "mount(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ", ");
-		put_ptr(&t, c, 1, (ull)a[1]);
-		put(&t, ", ");
-		put_ptr(&t, c, 2, (ull)a[2]);
-		put(&t, ", ");
-		put_flags(&t, a[3], NULL, mount_flags);
-		put(&t, ", %#llx)", (ull)a[4]);
-		verdict(out, true, mount_why(c, 2));
-		break;
 	case FILTER_RULE_UMOUNT2:
-		put(&t, "umount2(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ", ");
-		put_flags(&t, (unsigned int)a[1], NULL, umount_flags);
-		put(&t, ")");
-		verdict(out, true, "changes mounts");
-		break;
 	case FILTER_RULE_UMOUNT:
-		put(&t, "umount(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ")");
-		verdict(out, true, "changes mounts");
-		break;
 	case FILTER_RULE_MOVE_MOUNT:
-		put(&t, "move_mount(%d, %#llx, %d, %#llx, %#x)", (int)a[0],
-		    (ull)a[1], (int)a[2], (ull)a[3], (unsigned int)a[4]);
-		verdict(out, true, "changes mounts");
-		break;
 	case FILTER_RULE_MOUNT_SETATTR:
-		put(&t, "mount_setattr(%d, %#llx, %#x, %#llx, %llu)",
-		    (int)a[0], (ull)a[1], (unsigned int)a[2], (ull)a[3],
-		    (ull)a[4]);
-		verdict(out, true, "changes mounts");
-		break;
 	case FILTER_RULE_CHROOT:
-		put(&t, "chroot(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ")");
-		verdict(out, true, "changes its root");
-		break;
 	case FILTER_RULE_PIVOT_ROOT:
-		put(&t, "pivot_root(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ", ");
-		put_ptr(&t, c, 1, (ull)a[1]);
-		put(&t, ")");
-		verdict(out, true, "changes its root");
+	case FILTER_RULE_FSOPEN:
+		decode_mounts(out, &t, c, msg);
 		break;
 	case FILTER_RULE_KILL:
-		put(&t, "kill(%d, ", (int)a[0]);
-		put_sig(&t, (int)a[1]);
-		put(&t, ")");
-		decode_kill(out, c, tree, (int)a[0], (int)a[1]);
-		break;
 	case FILTER_RULE_TKILL:
-		put(&t, "tkill(%d, ", (int)a[0]);
-		put_sig(&t, (int)a[1]);
-		put(&t, ")");
-		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
-		break;
 	case FILTER_RULE_TGKILL:
 	case FILTER_RULE_RT_TGSIGQUEUEINFO:
-		put(&t, "%s(%d, %d, ", out->name, (int)a[0], (int)a[1]);
-		put_sig(&t, (int)a[2]);
-		if (msg == FILTER_RULE_RT_TGSIGQUEUEINFO)
-			put(&t, ", %#llx", (ull)a[3]);
-		put(&t, ")");
-		/* The kernel insists that tid is in tgid: either names the
-		 * process. */
-		judge_task_signal(out, c, tree, (int)a[0], (int)a[2]);
-		if (!out->guard && (int)a[2] && is_guard(c, (int)a[1]))
-			guard_verdict(out, (int)a[1], "signal to the supervisor");
-		break;
 	case FILTER_RULE_RT_SIGQUEUEINFO:
-		put(&t, "rt_sigqueueinfo(%d, ", (int)a[0]);
-		put_sig(&t, (int)a[1]);
-		put(&t, ", %#llx)", (ull)a[2]);
-		judge_task_signal(out, c, tree, (int)a[0], (int)a[1]);
+	case FILTER_RULE_PIDFD_SEND_SIGNAL:
+		decode_signal_call(out, &t, c, tree, msg);
 		break;
 	case FILTER_RULE_PERF_EVENT_OPEN:
 		decode_perf(out, &t, c, tree);
-		break;
-	case FILTER_RULE_FSOPEN:
-		/* Every fsopen is judged: the name read here may not be the
-		 * one the kernel reads (another thread can rewrite it). */
-		put(&t, "fsopen(");
-		put_ptr(&t, c, 0, (ull)a[0]);
-		put(&t, ", %#x)", (unsigned int)a[1]);
-		verdict(out, true, is_fuse(c->str[0])
-					   ? mount_why(c, 0)
-					   : "opens a file system to mount");
-		break;
-	case FILTER_RULE_PIDFD_SEND_SIGNAL:
-		put(&t, "pidfd_send_signal(%d, ", (int)a[0]);
-		put_sig(&t, (int)a[1]);
-		put(&t, ", %#llx, %#x)", (ull)a[2], (unsigned int)a[3]);
-		if (c->fd_target > 0) {
-			put(&t, " [pid %d]", c->fd_target);
-			judge_task_signal(out, c, tree, c->fd_target,
-					  (int)a[1]);
-		} else if ((int)a[1] == 0) {
-			verdict(out, false, "probe, no signal sent");
-		} else {
-			/* The supervisor cannot vouch for what it can't see. */
-			verdict(out, true,
-				"signal through a descriptor of unknown target");
-		}
 		break;
 	}
 	return 0;
