@@ -665,58 +665,64 @@ static void json_failures(const struct ctx *c, bool *first)
 	fprintf(c->f, "%zu", n - k);
 }
 
-static void summary_json(const struct ctx *c)
+/* The journal, its command and how it ended. */
+static void json_head(const struct ctx *c, bool *firstp)
 {
 	const struct corral_report *m = c->m;
 	FILE *f = c->f;
-	bool first = true;
-	fputc('{', f);
-	jkey(f, "journal", &first);
+	jkey(f, "journal", firstp);
 	jstr(f, m->name);
-	jkey(f, "schema", &first);
+	jkey(f, "schema", firstp);
 	fprintf(f, "%d", m->schema);
-	jkey(f, "version", &first);
+	jkey(f, "version", firstp);
 	jstr(f, m->version);
-	jkey(f, "lines", &first);
+	jkey(f, "lines", firstp);
 	fprintf(f, "%lu", m->lines);
-	jkey(f, "complete", &first);
+	jkey(f, "complete", firstp);
 	fputs(m->has_end && !m->cut ? "true" : "false", f);
-	jkey(f, "cut", &first);
+	jkey(f, "cut", firstp);
 	fputs(m->cut ? "true" : "false", f);
-	jkey(f, "command", &first);
+	jkey(f, "command", firstp);
 	esc_argv(f, m->command, m->command_argc, ESC_JSON);
-	jkey(f, "wall", &first);
+	jkey(f, "wall", firstp);
 	jstr(f, m->wall);
-	jkey(f, "host", &first);
+	jkey(f, "host", firstp);
 	jstr(f, m->host);
-	jkey(f, "cwd", &first);
+	jkey(f, "cwd", firstp);
 	jstr(f, m->cwd);
-	jkey(f, "duration", &first);
+	jkey(f, "duration", firstp);
 	out_num(f, m->has_end ? m->duration : m->t_last);
 	if (m->has_end) {
-		jkey(f, "exit_code", &first);
+		jkey(f, "exit_code", firstp);
 		fprintf(f, "%d", m->exit_code);
-		jkey(f, "reason", &first);
+		jkey(f, "reason", firstp);
 		jstr(f, m->end_reason);
 		if (us_ok(m->by_signal)) {
-			jkey(f, "by_signal", &first);
+			jkey(f, "by_signal", firstp);
 			jstr(f, m->by_signal);
 		}
 		if (us_ok(m->end_signal)) {
-			jkey(f, "signal", &first);
+			jkey(f, "signal", firstp);
 			jstr(f, m->end_signal);
 		} else if (m->end_status >= 0) {
-			jkey(f, "status", &first);
+			jkey(f, "status", firstp);
 			fprintf(f, "%d", m->end_status);
 		}
 	}
-	/* the text's words, for a program that shows them (the HTML page) */
+}
+
+/* The text's words, for a program that shows them (the HTML page), and the
+ * counts. */
+static void json_counts(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	const struct words w = {f, ESC_JSON, true};
-	jkey(f, "result_words", &first);
+	jkey(f, "result_words", firstp);
 	esc_json_open(f);
 	words_result(&w, m);
 	esc_json_close(f);
-	jkey(f, "counts", &first);
+	jkey(f, "counts", firstp);
 	fprintf(f,
 		"{\"processes\":%zu,\"threads\":%zu,\"execs\":%lu,\"ok\":%lu,"
 		"\"failed\":%lu,\"left\":%lu,\"killed_by_corral\":%lu,"
@@ -731,8 +737,16 @@ static void summary_json(const struct ctx *c)
 		m->n_escapes, m->n_stacks, m->n_denied, m->end_killed,
 		m->end_survivors, m->altered_lines, m->end_journal_lost,
 		m->n_setup);
+}
+
+/* What the journal's end says was not ended: survivors, aborted FUSE
+ * connections. */
+static void json_leftovers(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	if (m->nsurvivors) {
-		jkey(f, "survivors", &first);
+		jkey(f, "survivors", firstp);
 		fputc('[', f);
 		for (size_t i = 0; i < m->nsurvivors; i++) {
 			const struct rsurvivor *s = &m->survivors[i];
@@ -748,7 +762,7 @@ static void summary_json(const struct ctx *c)
 		fputc(']', f);
 	}
 	if (m->nfuse) {
-		jkey(f, "fuse_aborts", &first);
+		jkey(f, "fuse_aborts", firstp);
 		fputc('[', f);
 		for (size_t i = 0; i < m->nfuse; i++) {
 			const struct rfuse *fu = &m->fuse[i];
@@ -763,58 +777,66 @@ static void summary_json(const struct ctx *c)
 		}
 		fputc(']', f);
 	}
-	if (m->has_ending) {
-		jkey(f, "ending", &first);
-		fputs("{\"t\":", f);
-		out_num(f, m->ending_t);
-		fputs(",\"reason\":", f);
-		jstr(f, m->ending_reason);
-		if (us_ok(m->ending_signal)) {
-			fputs(",\"signal\":", f);
-			jstr(f, m->ending_signal);
-		}
-		fputs(",\"grace\":", f);
-		out_num(f, m->phase_grace);
-		fputs(",\"stop\":", f);
-		out_num(f, m->phase_stop);
-		fputs(",\"kill\":", f);
-		out_num(f, m->phase_kill);
-		fputs(",\"words\":", f);
-		esc_json_open(f);
-		words_ending(&w, m, true);
-		esc_json_close(f);
-		fputc('}', f);
+}
+
+/* How the tree was ended, phase by phase. */
+static void json_ending(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	const struct words w = {f, ESC_JSON, true};
+	if (!m->has_ending)
+		return;
+	jkey(f, "ending", firstp);
+	fputs("{\"t\":", f);
+	out_num(f, m->ending_t);
+	fputs(",\"reason\":", f);
+	jstr(f, m->ending_reason);
+	if (us_ok(m->ending_signal)) {
+		fputs(",\"signal\":", f);
+		jstr(f, m->ending_signal);
 	}
+	fputs(",\"grace\":", f);
+	out_num(f, m->phase_grace);
+	fputs(",\"stop\":", f);
+	out_num(f, m->phase_stop);
+	fputs(",\"kill\":", f);
+	out_num(f, m->phase_kill);
+	fputs(",\"words\":", f);
+	esc_json_open(f);
+	words_ending(&w, m, true);
+	esc_json_close(f);
+	fputc('}', f);
+}
+
+/* One of the top lists: the TOP_N members with the most of by(). */
+static void json_top(const struct ctx *c, const char *key,
+		     double (*by)(const struct corral_report *, int),
+		     bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	int idx[TOP_N];
-	int n = top(m, life, idx);
-	jkey(f, "longest", &first);
+	int n = top(m, by, idx);
+	jkey(f, key, firstp);
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s{\"pid\":%d,\"seconds\":", i ? "," : "",
 			m->procs[idx[i]].pid);
-		out_num(f, life(m, idx[i]));
+		out_num(f, by(m, idx[i]));
 		fputs(",\"argv\":", f);
 		argv_of(c, idx[i]);
 		fputc('}', f);
 	}
 	fputc(']', f);
-	n = top(m, to_end, idx);
-	jkey(f, "slowest_to_end", &first);
-	fputc('[', f);
-	for (int i = 0; i < n; i++) {
-		fprintf(f, "%s{\"pid\":%d,\"seconds\":", i ? "," : "",
-			m->procs[idx[i]].pid);
-		out_num(f, to_end(m, idx[i]));
-		fputs(",\"argv\":", f);
-		argv_of(c, idx[i]);
-		fputc('}', f);
-	}
-	fputc(']', f);
-	json_failures(c, &first);
-	json_how(c, "left", HOW_LEFT, &first);
-	json_how(c, "killed", HOW_KILLED, &first);
-	json_how(c, "crashed", HOW_CRASHED, &first);
-	jkey(f, "escapes", &first);
+}
+
+/* The escape attempts, with their verdicts. */
+static void json_escapes(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	jkey(f, "escapes", firstp);
 	fputc('[', f);
 	size_t k = 0;
 	for (size_t i = 0; i < m->nmarks; i++) {
@@ -831,9 +853,16 @@ static void summary_json(const struct ctx *c)
 		fputc('}', f);
 	}
 	fputc(']', f);
-	jkey(f, "stacks", &first);
+}
+
+/* The stacks taken. */
+static void json_stacks(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	jkey(f, "stacks", firstp);
 	fputc('[', f);
-	k = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < m->nmarks; i++) {
 		const struct rmark *mk = &m->marks[i];
 		if (mk->kind != MK_STACK || mk->proc < 0)
@@ -848,9 +877,16 @@ static void summary_json(const struct ctx *c)
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* The journal's chain and the reader's notes (the object's last key). */
+static void json_chain_notes(const struct ctx *c, bool *firstp)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	static const char *const chain_names[] = {"none", "intact", "broken",
 						  "unchecked", "pipe"};
-	jkey(f, "chain", &first);
+	jkey(f, "chain", firstp);
 	fprintf(f, "{\"state\":\"%s\",\"altered\":[",
 		chain_names[m->chain < 5 ? m->chain : 0]);
 	for (size_t i = 0; i < m->nbad; i++)
@@ -860,7 +896,7 @@ static void summary_json(const struct ctx *c)
 	fputs("],\"why\":", f);
 	jstr(f, us_lit(m->chain == CHAIN_BROKEN ? m->chain_why : NULL));
 	fputc('}', f);
-	jkey(f, "notes", &first);
+	jkey(f, "notes", firstp);
 	fputc('[', f);
 	for (size_t i = 0; i < m->nnotes; i++) {
 		fprintf(f, "%s{\"line\":%lu,\"msg\":", i ? "," : "",
@@ -869,6 +905,25 @@ static void summary_json(const struct ctx *c)
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
+}
+
+static void summary_json(const struct ctx *c)
+{
+	bool first = true;
+	fputc('{', c->f);
+	json_head(c, &first);
+	json_counts(c, &first);
+	json_leftovers(c, &first);
+	json_ending(c, &first);
+	json_top(c, "longest", life, &first);
+	json_top(c, "slowest_to_end", to_end, &first);
+	json_failures(c, &first);
+	json_how(c, "left", HOW_LEFT, &first);
+	json_how(c, "killed", HOW_KILLED, &first);
+	json_how(c, "crashed", HOW_CRASHED, &first);
+	json_escapes(c, &first);
+	json_stacks(c, &first);
+	json_chain_notes(c, &first);
 }
 
 int corral_report_summary(const struct corral_report *m, FILE *f,
