@@ -44,7 +44,10 @@ SRC=$T/src
 mkdir -p "$SRC"
 (cd "$ROOT" && tar --exclude=./build --exclude='./build-*' --exclude=./.git -cf - .) |
 	tar -xf - -C "$SRC"
-(cd "$SRC" && dpkg-buildpackage -b -us -uc) >"$T/build.log" 2>&1 ||
+# Without the caller's BUILD (lib.sh exports it, absolute): the Makefile
+# would take it and the package be made of the caller's build tree ("make:
+# Nothing to be done for 'all'") instead of a build of the copy.
+(cd "$SRC" && env -u BUILD -u MAKEFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc) >"$T/build.log" 2>&1 ||
 	{ fail "dpkg-buildpackage failed"; tail -n 40 "$T/build.log" >&2; done_test; }
 VERSION=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
 ARCH=$(dpkg --print-architecture)
