@@ -43,6 +43,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "corral.h"
 #include "result.h"
 #include "usage.h"
@@ -50,8 +51,6 @@
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
 #endif
-
-int corral_ps_main(int argc, char **argv);
 
 #define ANSWER_MAX (16u << 20) /* a corral answers at most 4 MiB */
 
@@ -284,63 +283,31 @@ static void put_escaped(char *buf, size_t n)
 	}
 }
 
-int corral_ps_main(int argc, char **argv)
+static void help(void)
 {
-	bool stacks = false, json = false;
-	const char *pidarg = NULL;
-	static const struct option opts[] = {
-		{"stacks", no_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-	optind = 0;
-	opterr = 0;
-	/* no '+': a PID may come before the options (`corral ps 123 -s`) */
-	while ((c = getopt_long(argc, argv, ":sh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			stacks = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			printf("Usage: corral ps [--stacks|--json] [PID]\n"
-			       "\n"
-			       "Show the live tree of the corral with pid PID "
-			       "(one of yours);\n"
-			       "without PID, list your running corrals.\n"
-			       "\n"
-			       "  -s, --stacks   add the stack of every thread "
-			       "(the tree is stopped a moment)\n"
-			       "      --json     the same as one JSON object "
-			       "(the live processes)\n"
-			       "                 or array (the corrals)\n"
-			       "  -h, --help     this help\n"
-			       "\n"
-			       "Exit status: 0; 1 no corral answers; 125 bad "
-			       "usage.\n");
-			return 0;
-		default:
-			return cli_bad_option("ps", argv, opts, c);
-		}
-	}
-	if (optind < argc)
-		pidarg = argv[optind++];
-	if (optind < argc)
-		return bad_usage("one PID only", NULL);
-	if (json && stacks)
-		return bad_usage("--json and --stacks", NULL);
-	if (!pidarg)
-		return list_corrals(json);
-	char *end;
-	errno = 0;
-	long pid = strtol(pidarg, &end, 10);
-	if (errno || *end || pid <= 0 || pid > INT_MAX)
-		return bad_usage("invalid PID", pidarg);
+	printf("Usage: corral ps [--stacks|--json] [PID]\n"
+	       "\n"
+	       "Show the live tree of the corral with pid PID "
+	       "(one of yours);\n"
+	       "without PID, list your running corrals.\n"
+	       "\n"
+	       "  -s, --stacks   add the stack of every thread "
+	       "(the tree is stopped a moment)\n"
+	       "      --json     the same as one JSON object "
+	       "(the live processes)\n"
+	       "                 or array (the corrals)\n"
+	       "  -h, --help     this help\n"
+	       "\n"
+	       "Exit status: 0; 1 no corral answers; 125 bad "
+	       "usage.\n");
+}
 
+/*
+ * Connect to corral PID's live socket, make sure corral itself answers
+ * there, and send the request. Returns 0 with *fdp, or the exit status.
+ */
+static int ask(long pid, const char *req, int *fdp)
+{
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		say("socket: %s", strerror(errno));
@@ -362,7 +329,6 @@ int corral_ps_main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	const char *req = json ? "json\n" : stacks ? "stacks\n" : "tree\n";
 	/* A refusal closes the connection: no SIGPIPE for that. */
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
 	    errno != ECONNRESET) {
@@ -371,6 +337,17 @@ int corral_ps_main(int argc, char **argv)
 		return 1;
 	}
 	shutdown(fd, SHUT_WR);
+	*fdp = fd;
+	return 0;
+}
+
+/*
+ * Read corral PID's answer on fd (closed here) up to ANSWER_MAX. Returns
+ * 0 with the answer NUL-terminated in *out, its length in *len, or the
+ * exit status.
+ */
+static int read_answer(int fd, long pid, char **out, size_t *len)
+{
 	size_t cap = 65536, total = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {
@@ -416,6 +393,64 @@ int corral_ps_main(int argc, char **argv)
 		return 1;
 	}
 	buf[total] = 0;
+	*out = buf;
+	*len = total;
+	return 0;
+}
+
+int corral_ps_main(int argc, char **argv)
+{
+	bool stacks = false, json = false;
+	const char *pidarg = NULL;
+	static const struct option opts[] = {
+		{"stacks", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 0;
+	opterr = 0;
+	/* no '+': a PID may come before the options (`corral ps 123 -s`) */
+	while ((c = getopt_long(argc, argv, ":sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			stacks = true;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			help();
+			return 0;
+		default:
+			return cli_bad_option("ps", argv, opts, c);
+		}
+	}
+	if (optind < argc)
+		pidarg = argv[optind++];
+	if (optind < argc)
+		return bad_usage("one PID only", NULL);
+	if (json && stacks)
+		return bad_usage("--json and --stacks", NULL);
+	if (!pidarg)
+		return list_corrals(json);
+	char *end;
+	errno = 0;
+	long pid = strtol(pidarg, &end, 10);
+	if (errno || *end || pid <= 0 || pid > INT_MAX)
+		return bad_usage("invalid PID", pidarg);
+
+	const char *req = json ? "json\n" : stacks ? "stacks\n" : "tree\n";
+	int fd;
+	int rc = ask(pid, req, &fd);
+	if (rc)
+		return rc;
+	char *buf;
+	size_t total;
+	rc = read_answer(fd, pid, &buf, &total);
+	if (rc)
+		return rc;
 	put_escaped(buf, total);
 	free(buf);
 	return fflush(stdout) == 0 ? 0 : 1;

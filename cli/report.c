@@ -10,16 +10,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "corral.h"
 #include "keyfile.h"
 #include "usage.h"
-
-int corral_report_main(int argc, char **argv);
 
 static void usage(FILE *f)
 {
@@ -88,7 +88,18 @@ static int write_out(const struct corral_report *r, const char *path,
 	return 0;
 }
 
-int corral_report_main(int argc, char **argv)
+/* What the command line asked of `corral report`. */
+struct report_args {
+	bool tree, quiet;
+	enum corral_report_format fmt;
+	const char *perfetto, *html, *keyfile, *path;
+};
+
+/*
+ * Parse the options and the one JOURNAL. Returns -1 to go on, or the exit
+ * status (--help, bad usage).
+ */
+static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	enum { O_PERFETTO = 256, O_HTML, O_FORMAT, O_JSON, O_KEY };
 	static const struct option opts[] = {
@@ -102,58 +113,66 @@ int corral_report_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	bool tree = false, quiet = false;
-	enum corral_report_format fmt = CORRAL_REPORT_TEXT;
-	const char *perfetto = NULL, *html = NULL, *keyfile = NULL;
+	*a = (struct report_args){.fmt = CORRAL_REPORT_TEXT};
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			tree = true;
+			a->tree = true;
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		case O_JSON:
-			fmt = CORRAL_REPORT_JSON;
+			a->fmt = CORRAL_REPORT_JSON;
 			break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "text"))
-				fmt = CORRAL_REPORT_TEXT;
+				a->fmt = CORRAL_REPORT_TEXT;
 			else if (!strcmp(optarg, "md"))
-				fmt = CORRAL_REPORT_MD;
+				a->fmt = CORRAL_REPORT_MD;
 			else if (!strcmp(optarg, "json"))
-				fmt = CORRAL_REPORT_JSON;
+				a->fmt = CORRAL_REPORT_JSON;
 			else
 				return bad_usage("unknown format", optarg);
 			break;
 		case O_PERFETTO:
-			perfetto = optarg;
+			a->perfetto = optarg;
 			break;
 		case O_HTML:
-			html = optarg;
+			a->html = optarg;
 			break;
 		case O_KEY:
-			keyfile = optarg;
+			a->keyfile = optarg;
 			break;
 		default:
 			return cli_bad_option("report", argv, opts, c);
 		}
 	}
 	/* a trace or page written to stdout is the whole output */
-	if ((perfetto && !strcmp(perfetto, "-")) ||
-	    (html && !strcmp(html, "-")))
-		quiet = true;
+	if ((a->perfetto && !strcmp(a->perfetto, "-")) ||
+	    (a->html && !strcmp(a->html, "-")))
+		a->quiet = true;
 	if (optind != argc - 1)
 		return bad_usage(optind < argc ? "one journal only"
 					       : "which journal? (- for stdin)",
 				 NULL);
-	const char *path = argv[optind];
+	a->path = argv[optind];
+	return -1;
+}
+
+/*
+ * Read the journal (with --key's key) and say the reader's notes. Returns
+ * 0 with *out, or the exit status.
+ */
+static int load(const struct report_args *a, struct corral_report **out)
+{
+	const char *path = a->path;
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
 				   : STDIN_FILENO;
 	if (fd < 0) {
@@ -163,8 +182,8 @@ int corral_report_main(int argc, char **argv)
 	}
 	struct corral_report_options ro = {.size = sizeof(ro)};
 	unsigned char key[KEYFILE_MAX + 1];
-	if (keyfile) {
-		if (keyfile_read("report", keyfile, key, &ro.keylen) < 0) {
+	if (a->keyfile) {
+		if (keyfile_read("report", a->keyfile, key, &ro.keylen) < 0) {
 			if (fd != STDIN_FILENO)
 				close(fd);
 			return CORRAL_EXIT_INTERNAL;
@@ -199,19 +218,32 @@ int corral_report_main(int argc, char **argv)
 			fprintf(stderr, "corral: report: %s: %s\n", p, note);
 	}
 	free(shown);
-	int rc = 0;
-	if (perfetto && write_out(r, perfetto, corral_report_perfetto) < 0)
+	*out = r;
+	return 0;
+}
+
+int corral_report_main(int argc, char **argv)
+{
+	struct report_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	struct corral_report *r;
+	rc = load(&a, &r);
+	if (rc)
+		return rc;
+	if (a.perfetto && write_out(r, a.perfetto, corral_report_perfetto) < 0)
 		rc = CORRAL_EXIT_INTERNAL;
-	if (html && write_out(r, html, corral_report_html) < 0)
+	if (a.html && write_out(r, a.html, corral_report_html) < 0)
 		rc = CORRAL_EXIT_INTERNAL;
 	/* an output that could not be written: its error only, not the
 	 * summary after it (which would bury it) */
 	if (rc)
 		;
-	else if (tree)
+	else if (a.tree)
 		corral_report_tree(r, stdout);
-	else if (!quiet)
-		corral_report_summary(r, stdout, fmt);
+	else if (!a.quiet)
+		corral_report_summary(r, stdout, a.fmt);
 	if (fflush(stdout))
 		rc = CORRAL_EXIT_INTERNAL;
 	corral_report_free(r);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "corral.h"
 #include "keyfile.h"
 #include "usage.h"
