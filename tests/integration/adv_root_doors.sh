@@ -8,6 +8,10 @@
 # Witness: a process this test starts outside corral, which runs now and
 # then (a perf event with sigtrap fires only while its target runs), is
 # still alive after the member tried; the run leaves nothing behind.
+# perf_event_open is slow on a loaded VM (it waits on the target CPUs):
+# beside two CPU hogs and the suite, one run's three calls took over 60 s
+# (the first 4 s, the cpu-wide one 26 s). The bound is a safety net.
+DEADLINE=${DEADLINE:-240}
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture adv_attack
