@@ -194,7 +194,7 @@ test: deps
 # instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
 # instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
 # 50 runs of each threaded case instead of 5), the pidfd race (adv_race.sh:
-# 20000 attempts a run instead of 5000). Minutes.
+# 20000 attempts a run instead of 2000). Minutes.
 soak: deps
 	$(MAKE) -j$(NPROC) all
 	$(MAKE) -j$(NPROC) $(FIX_BIN)
@@ -237,7 +237,9 @@ format:
 
 # corral.pc from its template: paths under PREFIX are written relative to
 # ${prefix} (pkg-config --define-prefix can relocate them), Requires.private
-# is PKGS (what libcorral.a needs).
+# is PKGS (what libcorral.a needs). Written straight to its place: install
+# writes nothing in $(BUILD), so installs into two DESTDIRs may run at once
+# (the install tests run beside the others in make test).
 pcpath = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
 install: all
@@ -255,8 +257,8 @@ install: all
 	    -e 's|@LIBDIR@|$(call pcpath,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(call pcpath,$(INCLUDEDIR))|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
-	    corral.pc.in > $(BUILD)/corral.pc
-	install -m 0644 $(BUILD)/corral.pc $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
+	    corral.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
 	install -m 0644 docs/corral.1 $(DESTDIR)$(MANDIR)/man1/corral.1
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/

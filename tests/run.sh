@@ -21,14 +21,20 @@
 # The skips are also written to $TEST_SKIPS (default $BUILD/test-skips.txt),
 # "name: reason" a line, which .ci/run checks against .ci/must-not-skip.
 #
-# In parallel: TEST_JOBS tests at a time (default: nproc + 2; most tests
-# wait on their trees more than they compute). Each test's output goes to
+# In parallel, by CPU: most tests wait on their trees (timeouts, graces,
+# pipes) more than they compute, so a fixed number at a time leaves cores
+# idle. Each test is known by its wall time and CPU time of the last run
+# ($BUILD/test-times.txt, "wall cpu name" a line; a fresh clone uses
+# tests/times.txt, the same measured on a machine of ours): its rate is
+# cpu / wall, the cores it keeps busy. At least nproc + 2 tests run at a
+# time; more (up to 3 * nproc + 2) start while the rates of those running
+# add up to less than nproc. A test never timed counts as one busy core.
+# The longest start first, so the longest does not start last. TEST_JOBS=N
+# runs exactly N at a time (1: one at a time). Each test's output goes to
 # its own file and is shown whole; results are printed in a stable order
 # (the order below), each as soon as those before it are done. A script
 # with a line "# test: serial (why)" runs alone, after the others: one that
-# measures, fills the machine or uses global state. The longest tests of
-# the last run ($BUILD/test-times.txt) start first, so the longest does not
-# start last. The slowest ten are listed at the end.
+# measures or fills the machine. The slowest ten are listed at the end.
 #
 # As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
 # test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
@@ -45,7 +51,7 @@
 # Environment: BUILD (default build), TEST_FILTER (a regex: run only the
 # tests whose name matches), TEST_TIMEOUT (seconds per unit binary/script,
 # default 600; a safety net against hangs), TEST_SKIPS (see above),
-# TEST_JOBS (see above; 1 runs everything one at a time).
+# TEST_JOBS (see above).
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -58,8 +64,14 @@ FILTER=${TEST_FILTER:-}
 LIMIT=${TEST_TIMEOUT:-600}
 SKIPS_FILE=${TEST_SKIPS:-$BUILD/test-skips.txt}
 TIMES_FILE=$BUILD/test-times.txt
-JOBS=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 2))}
-[[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "TEST_JOBS must be a positive number" >&2; exit 2; }
+NPROC=$(nproc 2>/dev/null || echo 1)
+if [ -n "${TEST_JOBS:-}" ]; then
+	[[ $TEST_JOBS =~ ^[1-9][0-9]*$ ]] || { echo "TEST_JOBS must be a positive number" >&2; exit 2; }
+	JOBS=$TEST_JOBS MAXJOBS=$TEST_JOBS
+else
+	JOBS=$((NPROC + 2)) MAXJOBS=$((3 * NPROC + 2))
+fi
+SEED_TIMES=$ROOT/tests/times.txt
 CI_USER=corral-ci
 
 case $mode in
@@ -305,11 +317,20 @@ if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
 	fi
 fi
 
-# The last run's times, by name ("seconds name" a line).
-declare -A last_time=()
-if [ -r "$TIMES_FILE" ]; then
-	while read -r d n; do last_time[$n]=$d; done <"$TIMES_FILE"
-fi
+# The last run's times, by name: wall seconds and CPU seconds (tests/times.txt
+# first, for a fresh clone; then this build's last run, which wins). An
+# older file has "wall name" lines: the CPU is then unknown.
+declare -A last_time=() last_cpu=()
+for tf in "$SEED_TIMES" "$TIMES_FILE"; do
+	[ -r "$tf" ] || continue
+	while read -r d c n; do
+		if [[ $c =~ ^[0-9.]+$ ]]; then
+			last_time[$n]=$d last_cpu[$n]=$c
+		else
+			last_time["$c${n:+ $n}"]=$d
+		fi
+	done <"$tf"
+done
 
 # Older kernels, on this one: build/tests/corral-testkernel pretends to a
 # kernel with no Landlock, an older Landlock ABI, or no
@@ -362,25 +383,53 @@ for ((i = 0; i < ${#NAMES[@]}; i++)); do
 	[ "${SERIAL[$i]}" = 1 ] && order+=("$i")
 done
 
+# rate I: the cores test I keeps busy, in thousandths (cpu / wall of its
+# last run; 1000 when never timed).
+RATE=()
+for ((i = 0; i < ${#NAMES[@]}; i++)); do
+	n=${NAMES[$i]}
+	RATE[$i]=$(awk -v w="${last_time[$n]:-}" -v c="${last_cpu[$n]:-}" \
+		'BEGIN { if (w == "" || c == "" || w <= 0) print 1000; else { r = int(1000 * c / w); print (r > 1000 ? 1000 : r) } }')
+done
+
+# room_for I: may test I start now, beside those running?
+room_for() {
+	[ "$running" -lt "$JOBS" ] && return 0
+	[ "$running" -ge "$MAXJOBS" ] && return 1
+	[ $((busy + RATE[$1])) -le $((NPROC * 1000)) ]
+}
+
+# reap: wait for one test to end; count it out, report what can be.
+declare -A RUNNING=()
+reap() {
+	local p
+	wait -n -p p
+	if [ -n "${p:-}" ] && [ -n "${RUNNING[$p]:-}" ]; then
+		busy=$((busy - RATE[${RUNNING[$p]}]))
+		unset "RUNNING[$p]"
+	fi
+	running=$((running - 1))
+	flush
+}
+
 t_start=$EPOCHREALTIME
 running=0
+busy=0
+peak=0
 for i in ${order[@]+"${order[@]}"}; do
 	if [ "${SERIAL[$i]}" = 1 ]; then
 		# alone: wait for everything else first
-		while [ "$running" -gt 0 ]; do
-			wait -n
-			running=$((running - 1))
-			flush
-		done
+		while [ "$running" -gt 0 ]; do reap; done
 	fi
-	while [ "$running" -ge "$JOBS" ]; do
-		wait -n
-		running=$((running - 1))
-		flush
-	done
+	while ! room_for "$i"; do reap; done
 	launch "$i"
+	RUNNING[$!]=$i
 	running=$((running + 1))
-	[ "${SERIAL[$i]}" = 1 ] && { wait; running=0; flush; }
+	busy=$((busy + RATE[$i]))
+	[ "$running" -gt "$peak" ] && peak=$running
+	if [ "${SERIAL[$i]}" = 1 ]; then
+		while [ "$running" -gt 0 ]; do reap; done
+	fi
 done
 wait
 flush
@@ -389,7 +438,9 @@ wall=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }
 if [ "${#times[@]}" -gt 0 ]; then
 	# this run's times, and the last run's for the tests not run now
 	for t in "${times[@]}"; do last_time[${t#* }]=${t%% *}; done
-	for n in "${!last_time[@]}"; do echo "${last_time[$n]} $n"; done >"$TIMES_FILE.tmp" 2>/dev/null &&
+	for t in "${cpus[@]}"; do last_cpu[${t#* }]=${t%% *}; done
+	for n in "${!last_time[@]}"; do echo "${last_time[$n]} ${last_cpu[$n]:-${last_time[$n]}} $n"; done |
+		sort -k3 >"$TIMES_FILE.tmp" 2>/dev/null &&
 		mv "$TIMES_FILE.tmp" "$TIMES_FILE"
 	echo "slowest:"
 	printf '%s\n' "${times[@]}" | sort -k1,1gr | head -n 10 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
@@ -397,7 +448,7 @@ if [ "${#times[@]}" -gt 0 ]; then
 	printf '%s\n' "${cpus[@]}" | sort -k1,1gr | head -n 5 | awk '{ d = $1; sub(/^[^ ]+ /, ""); printf "  %6.1fs  %s\n", d, $0 }'
 	printf '%s\n' "${cpus[@]}" | sort -k1,1gr >"$BUILD/test-cpu.txt" 2>/dev/null || true
 	cpu_all=$(printf '%s\n' "${cpus[@]}" | awk '{ s += $1 } END { printf "%.0f", s }')
-	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS at a time; CPU ${cpu_all}s (user + system)"
+	echo "wall: ${wall}s for ${#NAMES[@]} tests, $JOBS to $MAXJOBS at a time (at most $peak); CPU ${cpu_all}s (user + system)"
 fi
 
 if [ "$failed" -gt 0 ]; then

@@ -9,7 +9,8 @@
 # its own functions with the library's internal names (signal_name,
 # table_find) links and runs both ways: nothing internal is interposed.
 # The .pc also relocates with pkg-config --define-prefix.
-# test: serial (runs make in the shared build tree)
+# Beside the others: make install in an up-to-date build writes only under
+# DESTDIR (the Makefile: corral.pc goes straight to its place).
 . "$(dirname "$0")/lib.sh"
 # Under make asan the library is instrumented: so must be what links it.
 SAN=

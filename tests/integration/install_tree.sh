@@ -5,7 +5,8 @@
 # node CORRAL_0), the installed libcorral.a defines nothing else either,
 # every directory variable is honoured, the installed corral runs, and
 # uninstall leaves nothing behind.
-# test: serial (runs make in the shared build tree)
+# Beside the others: make install in an up-to-date build writes only under
+# DESTDIR (the Makefile: corral.pc goes straight to its place).
 . "$(dirname "$0")/lib.sh"
 need_corral
 
