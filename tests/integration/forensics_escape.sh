@@ -86,7 +86,7 @@ one_escape() {
 	local call=$1 v=$2 all=${3:-1} fp
 	fp=$(jq -r 'select(.event == "exec") | .pid' "$J" | head -n 1)
 	j_expect "$J" '.event == "escape"' "$all" "escape events in all"
-	j_expect "$J" ".event == \"escape\" and .call == $(jq -n --arg c "$call" '$c') and .verdict == \"$v\" and .pid == $fp and .tgid == $fp" 1 \
+	j_expect "$J" ".event == \"escape\" and .call == $(j_str "$call") and .verdict == \"$v\" and .pid == $fp and .tgid == $fp" 1 \
 		"one escape event '$call' verdict $v" || j_sel "$J" '.event == "escape"' | cut -c1-300 >&2
 }
 
@@ -96,7 +96,7 @@ one_escape() {
 one_escape_re() {
 	local pre=$1 v=$2 all=${3:-1}
 	j_expect "$J" '.event == "escape"' "$all" "escape events in all"
-	j_expect "$J" ".event == \"escape\" and (.call | startswith($(jq -n --arg c "$pre" '$c'))) and .verdict == \"$v\"" 1 \
+	j_expect "$J" ".event == \"escape\" and (.call | startswith($(j_str "$pre"))) and .verdict == \"$v\"" 1 \
 		"one escape event '$pre...' verdict $v" || j_sel "$J" '.event == "escape"' | cut -c1-300 >&2
 }
 

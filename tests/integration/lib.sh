@@ -394,10 +394,86 @@ j_sel() { jq -c "select($2)" "$1" 2>/dev/null; }
 # (one jq each, no pipe: tests call these thousands of times)
 # (lines that are not JSON, e.g. a last line cut by a SIGKILL, are skipped)
 j_count() { jq -n -R "[inputs | fromjson? | select($2)] | length" "$1" 2>/dev/null || echo 0; }
+# One jq a journal, not one a question: jq 1.6 costs ~25 ms of CPU a start
+# (it compiles its builtins each time), tests ask thousands of questions,
+# and most are the same three (is every line an event, what does the end
+# say, what does the start say). _j_digest reads the journal once and keeps
+# the answers until the file changes (size and mtime); j_parse, j_end and
+# j_start answer from them. Only scalar top-level keys without a newline or
+# tab are kept; any other key, or a journal with more than one end, asks jq
+# as before.
+declare -A J_DIG=()
+J_DIG_FILE=
+J_DIG_STAMP=
+_j_digest() {
+	local j=$1 stamp k v
+	stamp=$(stat -c '%s %.9Y %i' "$j" 2>/dev/null) || stamp=none
+	[ "$j" = "$J_DIG_FILE" ] && [ "$stamp" = "$J_DIG_STAMP" ] && return 0
+	J_DIG=()
+	J_DIG_FILE=$j J_DIG_STAMP=$stamp
+	[ "$stamp" = none ] && return 0
+	while IFS=$'\t' read -r k v; do
+		J_DIG[$k]=$v
+	done < <(jq -n -R -r '
+		def flat($p): to_entries[]
+			| select((.value | type) != "object" and (.value | type) != "array")
+			| (.value | tostring) as $v
+			| select(($v | test("[\t\n]")) | not)
+			| "\($p).\(.key)\t\($v)";
+		reduce (inputs | try fromjson catch "\u0000not json") as $o
+			({bad: "", start: null, ends: 0, end: null};
+			if .bad != "" then .
+			elif $o == "\u0000not json" then .bad = "not JSON"
+			elif ($o | type) != "object" or ($o.event | type) != "string" then
+				.bad = "not an event object"
+			else
+				(if .start == null and $o.event == "start" then .start = $o else . end)
+				| (if $o.event == "end" then .ends += 1 | .end = $o else . end)
+			end)
+		| "bad\t\(.bad)", "ends\t\(.ends)",
+		  (if .start then .start | flat("start") else empty end),
+		  (if .ends == 1 then .end | flat("end") else empty end)' "$j" 2>/dev/null)
+}
+
 # j_end J KEY: a key of the end event (raw)
-j_end() { jq -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null; }
+j_end() {
+	_j_digest "$1"
+	if [ "${J_DIG[ends]:-}" = 1 ] && [[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+		if [ -n "${J_DIG[end.$2]+set}" ]; then
+			printf '%s\n' "${J_DIG[end.$2]}"
+			return 0
+		fi
+	fi
+	# a key the end does not have, one not kept (not a scalar), or more
+	# than one end: jq, as it always was
+	jq -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null
+}
 # j_start J KEY
-j_start() { jq -n -r "first(inputs | select(.event == \"start\")) | .$2" "$1" 2>/dev/null; }
+j_start() {
+	_j_digest "$1"
+	if [[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [ -n "${J_DIG[start.$2]+set}" ]; then
+		printf '%s\n' "${J_DIG[start.$2]}"
+		return 0
+	fi
+	jq -n -r "first(inputs | select(.event == \"start\")) | .$2" "$1" 2>/dev/null
+}
+
+# j_str S: S as a JSON string literal, for a jq filter (no jq started).
+# Control characters other than tab and newline are not expected in test
+# strings; they are refused rather than quoted wrongly.
+j_str() {
+	local s=$1
+	if [[ $s =~ [[:cntrl:]] ]] && [[ ${s//[$'\t\n']/} =~ [[:cntrl:]] ]]; then
+		fail "j_str: a control character in '$s'"
+		printf '""'
+		return 1
+	fi
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\n'/\\n}
+	printf '"%s"' "$s"
+}
 
 # j_parse J: every line is one JSON object with an "event" (corral may have
 # been killed: no end line required).
@@ -407,9 +483,10 @@ j_parse() {
 		fail "journal ${j##*/}: missing or empty"
 		return 1
 	fi
-	# the first bad line's complaint (one jq, stops at it)
+	# the first bad line's complaint (the digest stops at it)
 	local first=
-	bad=$(jq -n -R -r 'first(inputs | try (fromjson | if type == "object" and (.event | type) == "string" then empty else "not an event object" end) catch "not JSON")' "$j" 2>&1)
+	_j_digest "$j"
+	bad=${J_DIG[bad]-"not readable"}
 	# corral writes "event" first in every line (docs/journal.md)
 	read -r -n 20 first <"$j"
 	[[ $first == '{"event":"start"'* ]] && first=start
