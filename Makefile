@@ -18,14 +18,14 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := libseccomp libunwind-ptrace yajl libcrypto
 CFLAGS  ?= -O2 -g
-# -fvisibility=hidden: the library exports what include/corral.h declares
-# and nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
+# -fvisibility=hidden: the library exports what include/ declares and
+# nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
 # WERROR= builds with warnings as warnings (debian/rules: a newer compiler's
 # new warning must not fail a distribution's build); developers keep -Werror.
 WERROR  ?= -Werror
 override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow -Wno-unused-parameter \
            -fPIC -fvisibility=hidden -D_GNU_SOURCE
-# The library sees its internal headers; the CLI sees only corral.h.
+# The library sees its internal headers; the CLI sees only include/.
 LIB_INC := -Iinclude -Itracer -Isandbox
 CLI_INC := -Iinclude -Icli
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -46,8 +46,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIX_SRC := $(wildcard tests/fixtures/*.c)
 FIX_BIN := $(FIX_SRC:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 
-# The version (and the SONAME's major) come from include/corral.h.
-VERSION := $(shell sed -n 's/^\#define CORRAL_VERSION "\(.*\)"/\1/p' include/corral.h)
+# The public headers (docs/api.md, "Headers"): corral.h includes the rest.
+PUB_H   := include/corral.h $(sort $(wildcard include/corral/*.h))
+# The version (and the SONAME's major) come from include/corral/common.h.
+VERSION := $(shell sed -n 's/^\#define CORRAL_VERSION "\(.*\)"/\1/p' include/corral/common.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := libcorral.so.$(SOMAJOR)
 SOFILE  := libcorral.so.$(VERSION)
@@ -74,11 +76,11 @@ LDCONFIG     ?= ldconfig
 all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
      $(BUILD)/$(SONAME) $(BUILD)/dist/libcorral.a
 
-$(BUILD)/obj/cli/%.o: cli/%.c include/corral.h $(wildcard cli/*.h)
+$(BUILD)/obj/cli/%.o: cli/%.c $(PUB_H) $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CLI_INC) -c -o $@ $<
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h tracer/*.h tracer/*.def sandbox/*.h report/*.h)
+$(BUILD)/obj/%.o: %.c $(PUB_H) $(wildcard tracer/*.h tracer/*.def sandbox/*.h report/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -104,7 +106,7 @@ $(BUILD)/dist/libcorral.a: $(LIB_OBJ)
 	objcopy --localize-hidden $(BUILD)/dist/libcorral.o
 	ar rcs $@ $(BUILD)/dist/libcorral.o
 
-# The version script lists what corral.h gives default visibility (every
+# The version script lists what include/ gives default visibility (every
 # global the objects define that is not hidden, but for the compiler's own
 # __* instrumentation), all in node CORRAL_0. The build stops if anything
 # else than corral_* would be exported.
@@ -149,7 +151,7 @@ TK_OBJ := $(TK_SRC:%.c=$(BUILD)/obj-testkernel/%.o) $(BUILD)/obj-testkernel/test
 TESTKERNEL := $(BUILD)/tests/corral-testkernel
 
 $(BUILD)/obj-testkernel/tracer/%.o: tracer/%.c tests/testkernel/testkernel.h \
-		$(wildcard include/*.h tracer/*.h tracer/*.def sandbox/*.h)
+		$(PUB_H) $(wildcard tracer/*.h tracer/*.def sandbox/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DCORRAL_TESTING $(LIB_INC) -Itests/testkernel $(PKG_CFLAGS) -c -o $@ $<
 
@@ -233,7 +235,7 @@ asan:
 		LDFLAGS="-fsanitize=address,undefined" test
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(wildcard include/*.h tracer/*.h sandbox/*.h)
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(PUB_H) $(wildcard tracer/*.h sandbox/*.h)
 
 # corral.pc from its template: paths under PREFIX are written relative to
 # ${prefix} (pkg-config --define-prefix can relocate them), Requires.private
@@ -244,7 +246,7 @@ pcpath = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/corral $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/corral $(DESTDIR)$(BINDIR)/corral
@@ -253,6 +255,7 @@ install: all
 	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libcorral.so
 	install -m 0644 $(BUILD)/dist/libcorral.a $(DESTDIR)$(LIBDIR)/libcorral.a
 	install -m 0644 include/corral.h $(DESTDIR)$(INCLUDEDIR)/corral.h
+	install -m 0644 $(wildcard include/corral/*.h) $(DESTDIR)$(INCLUDEDIR)/corral/
 	sed -e 's|@PREFIX@|$(PREFIX)|' \
 	    -e 's|@LIBDIR@|$(call pcpath,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(call pcpath,$(INCLUDEDIR))|' \
@@ -271,12 +274,13 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libcorral.so $(DESTDIR)$(LIBDIR)/libcorral.a \
 	      $(DESTDIR)$(INCLUDEDIR)/corral.h $(DESTDIR)$(PKGCONFIGDIR)/corral.pc \
+	      $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(patsubst include/%,%,$(wildcard include/corral/*.h))) \
 	      $(DESTDIR)$(MANDIR)/man1/corral.1 $(DESTDIR)$(COMPLETIONDIR)/corral
 	rm -f $(DESTDIR)$(DOCDIR)/README.md \
 	      $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS))) \
 	      $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
 	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
-	      $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	      $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/corral 2>/dev/null || true
 	$(if $(LDCONFIG),@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi)
 
 clean:
@@ -293,7 +297,7 @@ REPORT_FUZZ_SECONDS ?= 60
 # The reader calls the journal's chain check, which pulls in most of the
 # library: the whole library is built into the target (with clang).
 $(REPORT_FUZZ): fuzz/fuzz_report.c $(LIB_SRC) $(wildcard report/*.h tracer/*.def \
-		tracer/*.h sandbox/*.h) include/corral.h \
+		tracer/*.h sandbox/*.h) $(PUB_H) \
 		$(BUILD)/gen/timeline_html.inc
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) -I$(BUILD)/gen \
@@ -322,7 +326,7 @@ FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 
 $(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c tracer/safe_open.c \
-		$(wildcard include/*.h tracer/*.h)
+		$(PUB_H) $(wildcard tracer/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Itracer \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -15,7 +15,7 @@ What a file uses is read from the objects in BUILD/obj (nm: the globals one
 object leaves undefined that another defines), and from its #include lines
 (x.h is x.c's header; internal.h, grouped by layer itself, is left out). A
 tracer/ file that is not in the picture fails too: a new file is placed.
-cli/ sits above the library, through include/corral.h only: its objects use
+cli/ sits above the library, through include/ (corral.h) only: its objects use
 nothing of the library but corral_* (and it includes no library header).
 
 Exit 0 when the code keeps to the picture, 1 with every arrow that runs the
@@ -219,7 +219,7 @@ for f in sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []:
             die('%s is not built (make all first)' % obj)
         for sym in sorted({l.split()[0] for l in nm(obj, ['-u'])}):
             if sym in lib_defined and not sym.startswith('corral_'):
-                bad.append('cli/%s uses %s, which is not in include/corral.h '
+                bad.append('cli/%s uses %s, which is not in include/ '
                            '(cli/ sits above the library)' % (f, sym))
 
 for b in sorted(set(bad)):

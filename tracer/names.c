@@ -37,15 +37,17 @@ const char *corral_signal_name(int sig, char buf[16])
 }
 
 /*
- * The event vocabulary (events.def). The compiler holds include/corral.h's
- * enum to it both ways: each entry's CORRAL_EV_ value is its place in the
- * list (the asserts), and event_known()'s switch names every value of the
- * enum, so a value without an entry does not build (-Wswitch).
+ * The event vocabulary (events.def). The compiler holds
+ * include/corral/common.h's enum to it both ways: each entry's CORRAL_EV_ value
+ * is its place in the list (the asserts), and event_known()'s switch names
+ * every value of the enum, so a value without an entry does not build
+ * (-Wswitch).
  */
 #define EV(id, ...)                                                            \
-	_Static_assert((int)CORRAL_EV_##id == (int)EV_INDEX_##id,              \
-		       "include/corral.h and tracer/events.def disagree on "   \
-		       "CORRAL_EV_" #id);
+	_Static_assert(                                                        \
+		(int)CORRAL_EV_##id == (int)EV_INDEX_##id,                     \
+		"include/corral/common.h and tracer/events.def disagree on "   \
+		"CORRAL_EV_" #id);
 #include "events.def"
 #undef EV
 

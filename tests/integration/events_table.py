@@ -2,7 +2,7 @@
 """events_table.py ROOT [--fix]: the event vocabulary's places against
 tracer/events.def, its one declaration (events_table.sh runs it).
 
-Checked: include/corral.h's enum corral_event_type (same members, same
+Checked: include/corral/common.h's enum corral_event_type (same members, same
 order), report/timeline.html's MK table (MARK's names, in order), each
 EV's mark is a MARK, docs/journal.md documents every event (a row in its
 "Events" or "Forensics events" table) and its "Key index" is the list
@@ -68,14 +68,14 @@ for e in evs:
         bad.append('events.def: %s: mark %s is no MARK()' %
                    (e['name'], e['mark']))
 
-# include/corral.h: the public enum, member for member
-h = read('include/corral.h')
+# include/corral/common.h: the public enum, member for member
+h = read('include/corral/common.h')
 m = re.search(r'enum corral_event_type \{(.*?)\};', h, flags=re.S)
 members = re.findall(r'\b(CORRAL_EV_\w+)', re.sub(r'/\*.*?\*/', '',
                                                     m.group(1), flags=re.S))
 want = ['CORRAL_EV_' + e['id'] for e in evs]
 if members != want:
-    bad.append('include/corral.h: enum corral_event_type is %s; '
+    bad.append('include/corral/common.h: enum corral_event_type is %s; '
                'tracer/events.def says %s' % (members, want))
 
 # report/timeline.html: the MK table

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The event vocabulary is declared once (tracer/events.def): the public
-# enum in include/corral.h, the HTML report's mark table and
+# enum in include/corral/common.h, the HTML report's mark table and
 # docs/journal.md (every event documented, the key index) agree with it.
 # events_table.py says what differs. A broken copy of each place must be
 # caught too, or the check proves nothing.
@@ -16,9 +16,9 @@ broken() { # label, file, python expression on s
 	local label=$1 file=$2 expr=$3
 	RUN_LABEL="broken: $label"
 	rm -rf "$T/copy"
-	mkdir -p "$T/copy/tracer" "$T/copy/include" "$T/copy/report" "$T/copy/docs"
+	mkdir -p "$T/copy/tracer" "$T/copy/include/corral" "$T/copy/report" "$T/copy/docs"
 	cp "$ROOT/tracer/events.def" "$T/copy/tracer/"
-	cp "$ROOT/include/corral.h" "$T/copy/include/"
+	cp "$ROOT/include/corral/common.h" "$T/copy/include/corral/"
 	cp "$ROOT/report/timeline.html" "$T/copy/report/"
 	cp "$ROOT/docs/journal.md" "$T/copy/docs/"
 	python3 - "$T/copy/$file" "$expr" <<'PY'
@@ -37,7 +37,7 @@ PY
 }
 broken "an event added to events.def only" tracer/events.def \
 	"s.replace('#endif', 'EV(NEW, \"new\", NONE, \"pid:n\", \"new\")\n#endif', 1)"
-broken "an event added to corral.h only" include/corral.h \
+broken "an event added to corral/common.h only" include/corral/common.h \
 	"s.replace('CORRAL_EV_PTRACE,', 'CORRAL_EV_PTRACE, CORRAL_EV_NEW,')"
 broken "a key added to events.def only" tracer/events.def \
 	"s.replace('state:s wchan:s', 'state:s wchan:s since:n')"

@@ -31,7 +31,7 @@ export PKG_CONFIG_SYSROOT_DIR=$S
 export PKG_CONFIG_LIBDIR=$S$LIBDIR/pkgconfig:$(pkg-config --variable pc_path pkg-config)
 pkg-config --exists corral || { fail "pkg-config does not find corral in the stage"; done_test; }
 expect_eq "$(pkg-config --modversion corral)" \
-	"$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral.h")" "pkg-config --modversion"
+	"$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral/common.h")" "pkg-config --modversion"
 pkg-config --cflags corral | grep -q -- "-I$S/usr/include" ||
 	fail "cflags do not point at the stage: $(pkg-config --cflags corral)"
 pkg-config --static --libs corral | grep -q -- '-lseccomp' ||

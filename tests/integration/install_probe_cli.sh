@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI is a thin client of corral.h: its objects are compiled without
+# The CLI is a thin client of corral.h (and the headers it includes): its objects are compiled without
 # the library's internal headers (Makefile CLI_INC) and call nothing of
 # the library but the public corral_* functions; `corral probe` prints,
 # in text and in JSON, what the library's corral_probe() answers, with the
@@ -11,7 +11,8 @@ need_corral
 nm -g --defined-only "$BUILD"/obj/tracer/*.o "$BUILD"/obj/sandbox/*.o 2>/dev/null |
 	awk 'NF == 3 { print $3 }' | sort -u >"$T/libsyms"
 [ -s "$T/libsyms" ] || fail "no library objects in $BUILD/obj"
-grep -E '^[a-z][a-z_ ]*[ *](corral_[a-z0-9_]+)\(' "$ROOT/include/corral.h" |
+cat "$ROOT"/include/corral.h "$ROOT"/include/corral/*.h |
+	grep -E '^[a-z][a-z_ ]*[ *](corral_[a-z0-9_]+)\(' |
 	grep -v '^static' | sed -E 's/.*[ *](corral_[a-z0-9_]+)\(.*/\1/' | sort -u >"$T/public"
 nm -u "$BUILD"/obj/cli/*.o | awk '{ print $2 }' | sort -u >"$T/cliuses"
 comm -12 "$T/libsyms" "$T/cliuses" >"$T/used"

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # make install / make uninstall (README, docs/api.md): the tree is checked
 # file by file (paths, modes, symlinks), the shared library has its SONAME
-# and exports exactly the functions corral.h declares (corral_*, version
+# and exports exactly the functions include/ declares (corral_*, version
 # node CORRAL_0), the installed libcorral.a defines nothing else either,
-# every directory variable is honoured, the installed corral runs, and
+# every directory variable is honoured, each public header compiles alone,
+# the installed corral runs, and
 # uninstall leaves nothing behind.
 # Beside the others: make install in an up-to-date build writes only under
 # DESTDIR (the Makefile: corral.pc goes straight to its place).
 . "$(dirname "$0")/lib.sh"
 need_corral
 
-VERSION=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral.h")
+VERSION=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral/common.h")
 MAJOR=${VERSION%%.*}
 MULTIARCH=$(cc -print-multiarch 2>/dev/null)
 LIBDIR=/usr/lib${MULTIARCH:+/$MULTIARCH}
@@ -37,9 +38,11 @@ S=$T/stage
 inst "$S" PREFIX=/usr LIBDIR="$LIBDIR"
 DOCS=$(cd "$ROOT" && ls README.md docs/*.md docs/report-timeline.png docs/corral.1 | sort)
 EXAMPLES=$(cd "$ROOT/examples" && ls | sort)
+HEADERS=$(cd "$ROOT/include" && ls corral.h corral/*.h | sort)
+[ "$(echo "$HEADERS" | wc -l)" -ge 6 ] || fail "found only these headers: $HEADERS"
 {
 	echo "755 /usr/bin/corral"
-	echo "644 /usr/include/corral.h"
+	for h in $HEADERS; do echo "644 /usr/include/$h"; done
 	echo "644 $LIBDIR/libcorral.a"
 	echo "777 $LIBDIR/libcorral.so -> libcorral.so.$MAJOR"
 	echo "777 $LIBDIR/libcorral.so.$MAJOR -> libcorral.so.$VERSION"
@@ -71,22 +74,36 @@ expect_eq "$soname" "libcorral.so.$MAJOR" "SONAME"
 # The binary links the library statically: it does not need the .so.
 readelf -d "$S/usr/bin/corral" | grep -q 'NEEDED.*libcorral' &&
 	fail "/usr/bin/corral needs libcorral.so"
-cmp -s "$S/usr/include/corral.h" "$ROOT/include/corral.h" || fail "installed corral.h differs"
-# The header stands alone, in strict C99 too (a third party's flags).
+for h in $HEADERS; do
+	cmp -s "$S/usr/include/$h" "$ROOT/include/$h" || fail "installed $h differs"
+	# Each header stands alone, in strict C99 and in C++ too (a third
+	# party's flags).
+	printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$T/hdr.c"
+	cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$S/usr/include" -fsyntax-only "$T/hdr.c" ||
+		fail "$h does not compile alone with -std=c99 -pedantic"
+	if command -v c++ >/dev/null; then
+		c++ -x c++ -Wall -Wextra -Werror -I"$S/usr/include" -fsyntax-only "$T/hdr.c" ||
+			fail "$h does not compile alone as C++"
+	fi
+done
 printf '#include <corral.h>\nint main(void) { struct corral_config c; corral_config_init(&c); return c.size == 0; }\n' >"$T/hdr.c"
 cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$S/usr/include" -fsyntax-only "$T/hdr.c" ||
-	fail "corral.h does not compile alone with -std=c99 -pedantic"
+	fail "a program of corral.h does not compile with -std=c99 -pedantic"
 cmp -s "$S/usr/share/man/man1/corral.1" "$ROOT/docs/corral.1" || fail "installed man page differs"
 
-# Exports: exactly the functions corral.h declares, all in CORRAL_0.
-grep -E '^[a-z][a-z_ ]*[ *](corral_[a-z0-9_]+)\(' "$ROOT/include/corral.h" |
-	grep -v '^static' | sed -E 's/.*[ *](corral_[a-z0-9_]+)\(.*/\1/' | sort -u >"$T/declared"
+# declared HEADER...: the functions these headers declare
+declared() {
+	(cd "$ROOT/include" && cat "$@") | grep -E '^[a-z][a-z_ ]*[ *](corral_[a-z0-9_]+)\(' |
+		grep -v '^static' | sed -E 's/.*[ *](corral_[a-z0-9_]+)\(.*/\1/' | sort -u
+}
+# Exports: exactly the functions the headers declare, all in CORRAL_0.
+declared $HEADERS >"$T/declared"
 nm -D --defined-only "$SO" | awk '{ print $3 }' | sort >"$T/exported"
 grep -qx 'CORRAL_0' "$T/exported" || fail "no version node CORRAL_0"
 grep -v '^CORRAL_0$' "$T/exported" | sed 's/@@CORRAL_0$//' >"$T/exported.names"
-[ "$(wc -l <"$T/declared")" -ge 20 ] || fail "found only $(wc -l <"$T/declared") declarations in corral.h"
+[ "$(wc -l <"$T/declared")" -ge 20 ] || fail "found only $(wc -l <"$T/declared") declarations in include/"
 diff -u "$T/declared" "$T/exported.names" >"$T/exports.diff" ||
-	{ fail "exports differ from corral.h's declarations (- declared, + exported):"; cat "$T/exports.diff" >&2; }
+	{ fail "exports differ from the headers' declarations (- declared, + exported):"; cat "$T/exports.diff" >&2; }
 grep -v '@@CORRAL_0$' "$T/exported" | grep -v '^CORRAL_0$' | grep . &&
 	fail "symbols outside version node CORRAL_0 (above)"
 # The static library: every global it defines is public too (internal
@@ -94,7 +111,7 @@ grep -v '@@CORRAL_0$' "$T/exported" | grep -v '^CORRAL_0$' | grep . &&
 nm -g --defined-only "$S$LIBDIR/libcorral.a" | awk 'NF == 3 { print $3 }' |
 	sort >"$T/static.names"
 diff -u "$T/declared" "$T/static.names" >"$T/static.diff" ||
-	{ fail "libcorral.a's globals differ from corral.h's declarations:"; cat "$T/static.diff" >&2; }
+	{ fail "libcorral.a's globals differ from the headers' declarations:"; cat "$T/static.diff" >&2; }
 
 # corral.pc: version, paths, what static linking needs.
 PC=$S$LIBDIR/pkgconfig/corral.pc
@@ -149,7 +166,7 @@ VARS=(PREFIX=/p BINDIR=/x/bin LIBDIR=/x/lib INCLUDEDIR=/x/inc MANDIR=/x/man
 inst "$S2" "${VARS[@]}"
 [ -e "$S2/p" ] && fail "something was installed under PREFIX although every directory was given: $(find "$S2/p" | head -3)"
 for f in /x/bin/corral /x/lib/libcorral.so.$VERSION /x/lib/libcorral.so.$MAJOR \
-	/x/lib/libcorral.so /x/lib/libcorral.a /x/inc/corral.h /x/man/man1/corral.1 \
+	/x/lib/libcorral.so /x/lib/libcorral.a /x/inc/corral.h /x/inc/corral/journal.h /x/man/man1/corral.1 \
 	/x/doc/README.md /x/doc/docs/design.md /x/doc/examples/run_timeout.c /x/pc/corral.pc \
 	/x/bc/corral; do
 	[ -e "$S2$f" ] || fail "$f not installed"

@@ -62,7 +62,7 @@ done
 # contents DEB: the paths it holds (files and links)
 contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|'; }
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-SOV=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral.h")
+SOV=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral/common.h")
 want() { # want DEB PATH...
 	local deb=$1 f
 	shift
@@ -81,7 +81,7 @@ grep -qE '^(cc|gcc) .*-std=gnu11' "$T/build.log" || fail "no compiler line in th
 grep -E '^(cc|gcc) .*-Werror( |$)' "$T/build.log" | head -2 | grep . &&
 	fail "the package build compiles with -Werror (above)"
 want "${DEBS[1]}" "/usr/lib/$MA/libcorral.so.$SOV" "/usr/lib/$MA/libcorral.so.0"
-want "${DEBS[2]}" /usr/include/corral.h "/usr/lib/$MA/libcorral.a" "/usr/lib/$MA/libcorral.so" \
+want "${DEBS[2]}" /usr/include/corral.h /usr/include/corral/journal.h /usr/include/corral/supervisor.h "/usr/lib/$MA/libcorral.a" "/usr/lib/$MA/libcorral.so" \
 	"/usr/lib/$MA/pkgconfig/corral.pc" /usr/share/doc/libcorral-dev/examples/run_timeout.c \
 	/usr/share/doc/libcorral-dev/examples/Makefile
 contents "${DEBS[1]}" | grep -q 'include\|\.a$\|bin/' && fail "libcorral0 holds more than the library"
