@@ -49,7 +49,10 @@ int main(void)
 	if (st)
 		fclose(st);
 	const char *a1[] = {"sh", "-c", "for i in 1 2 3 4 5; do /bin/true; done; exit 3", NULL};
-	const char *a2[] = {"sh", "-c", "/bin/true; grep -E '^Sig(Blk|Ign)' /proc/self/status; exit 4", NULL};
+	/* grep itself, not through sh: dash clears the signal mask it
+	 * starts with, which hid a host's blocked signal (perf record's
+	 * workload starts with SIGWINCH blocked) */
+	const char *a2[] = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL};
 	struct corral *c[2];
 	char err[256];
 	for (int i = 0; i < 2; i++) {
@@ -108,7 +111,7 @@ expect_grep '^spawn second while the first runs: Device or resource busy$' "$OUT
 expect_grep '^message: another supervisor of this process has a running tree' "$OUTF" "why"
 expect_grep '^exit=3 reason=none execs=6$' "$OUTF" "the first tree runs to its end, every exec seen"
 expect_grep '^spawn second after the first: 0$' "$OUTF" "a spawn once the first finished"
-expect_grep '^exit=4 reason=none execs=3$' "$OUTF" "the second tree runs to its end"
+expect_grep '^exit=0 reason=none execs=1$' "$OUTF" "the second tree runs to its end"
 for k in SigBlk SigIgn; do
 	host=$(sed -n "s/^host $k:[[:space:]]*//p" "$OUTF")
 	cmd=$(sed -n "s/^$k:[[:space:]]*//p" "$OUTF")
