@@ -31,7 +31,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -53,20 +52,6 @@
 #endif
 
 #define ANSWER_MAX (16u << 20) /* a corral answers at most 4 MiB */
-
-/* "corral: ps: " + the message with control characters escaped. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char *e = corral_escape(buf);
-	fprintf(stderr, "corral: ps: %s\n", e ? e : "?");
-	free(e);
-}
 
 static int bad_usage(const char *msg, const char *arg)
 {
@@ -189,7 +174,7 @@ static int list_corrals(bool json)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	if (!f) {
-		say("/proc/net/unix: %s", strerror(errno));
+		cli_say("ps", "/proc/net/unix: %s", strerror(errno));
 		return 1;
 	}
 	char line[512], prefix[64];
@@ -239,7 +224,7 @@ static int list_corrals(bool json)
 	if (json)
 		puts(n ? "]" : "[]");
 	if (!n) {
-		say("no corral of yours is running here");
+		cli_say("ps", "no corral of yours is running here");
 		return 1;
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
@@ -310,29 +295,30 @@ static int ask(long pid, const char *req, int *fdp)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		say("socket: %s", strerror(errno));
+		cli_say("ps", "socket: %s", strerror(errno));
 		return CORRAL_EXIT_INTERNAL;
 	}
 	struct sockaddr_un a;
 	socklen_t alen = live_addr(&a, pid);
 	if (connect(fd, (struct sockaddr *)&a, alen) < 0) {
-		say("no corral with pid %ld answers here (%s)", pid,
-		    strerror(errno));
+		cli_say("ps", "no corral with pid %ld answers here (%s)", pid,
+			strerror(errno));
 		close(fd);
 		return 1;
 	}
 	/* Only corral itself may answer in its name. */
 	const char *why = peer_is_corral(fd, pid);
 	if (why) {
-		say("pid %ld is not a corral of yours (%s): not asked", pid,
-		    why);
+		cli_say("ps",
+			"pid %ld is not a corral of yours (%s): not asked", pid,
+			why);
 		close(fd);
 		return 1;
 	}
 	/* A refusal closes the connection: no SIGPIPE for that. */
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
 	    errno != ECONNRESET) {
-		say("%s", strerror(errno));
+		cli_say("ps", "%s", strerror(errno));
 		close(fd);
 		return 1;
 	}
@@ -361,9 +347,10 @@ static int read_answer(int fd, long pid, char **out, size_t *len)
 		if (poll(&p, 1, 1000) == 0) {
 			if (!proc_stopped(pid))
 				continue;
-			say("corral %ld is stopped (a stopped job answers "
-			    "once continued: fg or bg)",
-			    pid);
+			cli_say("ps",
+				"corral %ld is stopped (a stopped job answers "
+				"once continued: fg or bg)",
+				pid);
 			close(fd);
 			free(buf);
 			return 1;
@@ -387,9 +374,10 @@ static int read_answer(int fd, long pid, char **out, size_t *len)
 	close(fd);
 	if (total == 0) {
 		free(buf);
-		say("corral %ld closed the connection without an answer "
-		    "(it refuses its own members and other users)",
-		    pid);
+		cli_say("ps",
+			"corral %ld closed the connection without an answer "
+			"(it refuses its own members and other users)",
+			pid);
 		return 1;
 	}
 	buf[total] = 0;

@@ -33,31 +33,7 @@
 #include "options.h"
 #include "progress.h"
 #include "result.h"
-
-static const char *prog = "corral";
-
-/*
- * While the tree runs, messages (-v) go through a non-blocking descriptor
- * of stderr's own: a terminal stopped with ^S or a pipe nobody reads must
- * not hold the loop (and with it the tree's grace). What cannot be written
- * then is counted and reported once the run is over.
- */
-static int say_fd = -1;
-static unsigned long say_dropped;
-
-static void say_nonblocking(bool on)
-{
-	struct stat st;
-	if (!on) {
-		if (say_fd >= 0)
-			close(say_fd);
-		say_fd = -1;
-		return;
-	}
-	if (fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
-		say_fd = open("/proc/self/fd/2",
-			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-}
+#include "usage.h"
 
 /*
  * From the spawn on, corral's own messages must never block: a member may
@@ -84,30 +60,6 @@ static void stderr_nonblocking(void)
 	}
 }
 
-/* "corral: " + the message with control characters escaped. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char *e = corral_escape(buf);
-	if (say_fd >= 0) {
-		char line[4096];
-		int n = snprintf(line, sizeof(line), "%s: %s\n", prog,
-				 e ? e : buf);
-		if (n > (int)sizeof(line) - 1)
-			n = (int)sizeof(line) - 1;
-		if (write(say_fd, line, (size_t)n) != n)
-			say_dropped++;
-	} else {
-		fprintf(stderr, "%s: %s\n", prog, e ? e : buf);
-	}
-	free(e);
-}
-
 static __attribute__((noreturn)) void die_usage(const char *fmt, ...)
 {
 	char buf[1024];
@@ -115,8 +67,8 @@ static __attribute__((noreturn)) void die_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	say("%s", buf);
-	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+	cli_say(NULL, "%s", buf);
+	fprintf(stderr, "Try 'corral --help' for more information.\n");
 	exit(CORRAL_EXIT_INTERNAL);
 }
 
@@ -210,20 +162,23 @@ static void on_event(const struct corral_event *ev, void *arg)
 			     ev->reason != CORRAL_REASON_ESCAPE;
 		int sig = v->cfg->end_signal > 0 ? v->cfg->end_signal : SIGTERM;
 		if (grace)
-			say("ending the tree (%s): sending %s and SIGCONT to "
-			    "%zu %s, SIGKILL after %gs to what is left",
-			    corral_reason_name(ev->reason),
-			    corral_signal_name(sig, nb), v->n,
-			    plural(v->n, "process", "processes"),
-			    v->cfg->kill_after);
+			cli_say(NULL,
+				"ending the tree (%s): sending %s and SIGCONT "
+				"to "
+				"%zu %s, SIGKILL after %gs to what is left",
+				corral_reason_name(ev->reason),
+				corral_signal_name(sig, nb), v->n,
+				plural(v->n, "process", "processes"),
+				v->cfg->kill_after);
 		else
-			say("ending the tree (%s): stopping and sending "
-			    "SIGKILL "
-			    "to %zu %s",
-			    corral_reason_name(ev->reason), v->n,
-			    plural(v->n, "process", "processes"));
+			cli_say(NULL,
+				"ending the tree (%s): stopping and sending "
+				"SIGKILL "
+				"to %zu %s",
+				corral_reason_name(ev->reason), v->n,
+				plural(v->n, "process", "processes"));
 		for (size_t i = 0; i < v->n; i++)
-			say("  %d %s", v->m[i].pid, v->m[i].cmd);
+			cli_say(NULL, "  %d %s", v->m[i].pid, v->m[i].cmd);
 		return;
 	}
 	if (ev->type == CORRAL_EV_EXIT && v->ending && ev->pid == ev->tgid) {
@@ -234,12 +189,12 @@ static void on_event(const struct corral_event *ev, void *arg)
 		if (!m)
 			return;
 		if (ev->sig)
-			say("%d %s: %s by %s", m->pid, m->cmd,
-			    ev->sig == SIGKILL ? "killed" : "terminated",
-			    corral_signal_name(ev->sig, nb));
+			cli_say(NULL, "%d %s: %s by %s", m->pid, m->cmd,
+				ev->sig == SIGKILL ? "killed" : "terminated",
+				corral_signal_name(ev->sig, nb));
 		else
-			say("%d %s: exited with status %d", m->pid, m->cmd,
-			    ev->status);
+			cli_say(NULL, "%d %s: exited with status %d", m->pid,
+				m->cmd, ev->status);
 	}
 }
 
@@ -300,9 +255,9 @@ static void say_ended(struct corral *c, const struct corral_config *cfg,
 		l += (size_t)snprintf(parts + l, sizeof(parts) - l,
 				      "%s%lu exited", l ? ", " : "", e.exited);
 	if (l)
-		say("%s: the tree was ended: %s", why, parts);
+		cli_say(NULL, "%s: the tree was ended: %s", why, parts);
 	else
-		say("%s: the tree was ended", why);
+		cli_say(NULL, "%s: the tree was ended", why);
 }
 
 static void summary(struct corral *c, const struct corral_config *cfg,
@@ -333,21 +288,24 @@ static void summary(struct corral *c, const struct corral_config *cfg,
 	case CORRAL_REASON_EXITED:
 		/* bubblewrap's own setup processes are not leftovers */
 		if (r->left)
-			say("%lu %s left behind by the command %s ended",
-			    r->left, plural(r->left, "process", "processes"),
-			    plural(r->left, "was", "were"));
+			cli_say(NULL,
+				"%lu %s left behind by the command %s ended",
+				r->left,
+				plural(r->left, "process", "processes"),
+				plural(r->left, "was", "were"));
 		break;
 	default:
 		break;
 	}
 	/* --core: where to look (the journal's core events say which). */
 	if (r->cores || r->cores_failed || r->cores_skipped)
-		say("%lu core %s written to %s%s%s", r->cores,
-		    plural(r->cores, "file", "files"), cfg->core_dir,
-		    r->cores_cut ? " (some cut short: see the journal)" : "",
-		    r->cores_failed || r->cores_skipped
-			    ? "; some members got none (see the journal)"
-			    : "");
+		cli_say(NULL, "%lu core %s written to %s%s%s", r->cores,
+			plural(r->cores, "file", "files"), cfg->core_dir,
+			r->cores_cut ? " (some cut short: see the journal)"
+				     : "",
+			r->cores_failed || r->cores_skipped
+				? "; some members got none (see the journal)"
+				: "");
 }
 
 static void command_status(const struct corral_result *r, char *buf, size_t len)
@@ -370,10 +328,10 @@ static void print_tree(struct corral *c, const struct corral_result *r,
 	if (!quiet) {
 		char st[96];
 		command_status(r, st, sizeof(st));
-		say("%lu %s, %lu %s, %lu %s; %s", r->processes,
-		    plural(r->processes, "process", "processes"), r->threads,
-		    plural(r->threads, "thread", "threads"), r->execs,
-		    plural(r->execs, "exec", "execs"), st);
+		cli_say(NULL, "%lu %s, %lu %s, %lu %s; %s", r->processes,
+			plural(r->processes, "process", "processes"),
+			r->threads, plural(r->threads, "thread", "threads"),
+			r->execs, plural(r->execs, "exec", "execs"), st);
 	}
 	char *text;
 	if (corral_tree_text(c, 0, &text) >= 0) {
@@ -389,11 +347,12 @@ static void print_tree(struct corral *c, const struct corral_result *r,
  */
 static void explain_sandbox_failure(struct corral *c)
 {
-	say("the sandbox could not be built; the command was not run");
+	cli_say(NULL,
+		"the sandbox could not be built; the command was not run");
 	/* The library ran the probe for the journal's end line. */
 	if (*corral_error(c))
-		say("%s", corral_error(c));
-	say("see 'corral probe' and docs/sandbox.md");
+		cli_say(NULL, "%s", corral_error(c));
+	cli_say(NULL, "see 'corral probe' and docs/sandbox.md");
 }
 
 /*
@@ -503,11 +462,11 @@ static int run_new(const struct corral_config *cfg, struct corral **c)
 		return 0;
 	char *q = quote_cmd(cfg->argv[0]);
 	if (r == -ENOENT)
-		say("%s: command not found", q);
+		cli_say(NULL, "%s: command not found", q);
 	else if (r == -EACCES)
-		say("%s: %s", q, strerror(EACCES));
+		cli_say(NULL, "%s: %s", q, strerror(EACCES));
 	else
-		say("%s", err);
+		cli_say(NULL, "%s", err);
 	free(q);
 	if (r == -ENOENT)
 		return CORRAL_EXIT_NOTFOUND;
@@ -528,16 +487,18 @@ static int run_supervise(struct corral *c, const struct cli_run *o,
 	/* The command has its copy of our stderr: ours may not block now. */
 	stderr_nonblocking();
 	if (o->verbose)
-		say_nonblocking(true);
+		cli_say_nonblocking(true);
 	struct progress pg;
 	progress_init(&pg, o->progress, o->progress_set, o->quiet, cfg->pty);
 	while ((r = corral_step(c, progress_step_ms(&pg))) > 0)
 		progress_tick(&pg, c);
-	say_nonblocking(false);
-	if (say_dropped)
-		say("%lu message(s) could not be written while the tree ran "
-		    "(stderr was not being read)",
-		    say_dropped);
+	unsigned long dropped = cli_say_nonblocking(false);
+	if (dropped)
+		cli_say(NULL,
+			"%lu message(s) could not be written while the tree "
+			"ran "
+			"(stderr was not being read)",
+			dropped);
 	return r;
 }
 
@@ -549,12 +510,12 @@ static void say_journal(const struct corral_config *cfg,
 		return;
 	if (quiet && !res->journal_lost && res->journal_intact != 0)
 		return;
-	say("journal: %lu lines, %lu lost, %s, head %s", res->journal_lines,
-	    res->journal_lost,
-	    res->journal_intact == 1   ? "intact"
-	    : res->journal_intact == 0 ? "NOT INTACT"
-				       : "not checked (not a file)",
-	    *res->journal_head ? res->journal_head : "-");
+	cli_say(NULL, "journal: %lu lines, %lu lost, %s, head %s",
+		res->journal_lines, res->journal_lost,
+		res->journal_intact == 1   ? "intact"
+		: res->journal_intact == 0 ? "NOT INTACT"
+					   : "not checked (not a file)",
+		*res->journal_head ? res->journal_head : "-");
 }
 
 /* What corral says once the tree is over, and --tree, --result. */
@@ -574,12 +535,12 @@ static void run_report(struct corral *c, const struct corral_config *cfg,
 	if (report && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	if (r < 0) {
-		say("supervision failed: %s", strerror(-r));
+		cli_say(NULL, "supervision failed: %s", strerror(-r));
 		res->exit_code = CORRAL_EXIT_INTERNAL;
 	}
 	if (res->exec_failed) {
 		char *q = quote_cmd(cfg->argv[0]);
-		say("%s: %s", q, strerror(res->exec_errno));
+		cli_say(NULL, "%s: %s", q, strerror(res->exec_errno));
 		free(q);
 	}
 	if (res->sandbox_failed)
@@ -589,12 +550,14 @@ static void run_report(struct corral *c, const struct corral_config *cfg,
 	say_journal(cfg, res, quiet);
 	/* Never hidden, not even by -q: the one promise corral exists for. */
 	if (res->survivors)
-		say("%lu %s of the tree survived!", res->survivors,
-		    plural(res->survivors, "task", "tasks"));
+		cli_say(NULL, "%lu %s of the tree survived!", res->survivors,
+			plural(res->survivors, "task", "tasks"));
 	if (res->dying)
-		say("%lu %s still dying after SIGKILL: gave up waiting after "
-		    "--kill-wait (journal: dying)",
-		    res->dying, plural(res->dying, "task", "tasks"));
+		cli_say(NULL,
+			"%lu %s still dying after SIGKILL: gave up waiting "
+			"after "
+			"--kill-wait (journal: dying)",
+			res->dying, plural(res->dying, "task", "tasks"));
 	if (tree)
 		print_tree(c, res, quiet);
 	if (o->result) {
@@ -603,7 +566,7 @@ static void run_report(struct corral *c, const struct corral_config *cfg,
 		if (result_write(o->result, c, res, cfg,
 				 run_status(res, r, cfg, o, &sig), rerr,
 				 sizeof(rerr)) < 0)
-			say("%s", rerr);
+			cli_say(NULL, "%s", rerr);
 	}
 }
 
@@ -648,12 +611,15 @@ int corral_run_main(int argc, char **argv, char **self_argv)
 	}
 	vb.c = c;
 	if (cfg.sandbox.enabled && sandbox_keeps_root(cfg.sandbox_opts.user))
-		say("warning: --sandbox-user %s: the command runs as host root "
-		    "(root-owned files readable; see docs/sandbox.md)",
-		    cfg.sandbox_opts.user);
+		cli_say(NULL,
+			"warning: --sandbox-user %s: the command runs as host "
+			"root "
+			"(root-owned files readable; see docs/sandbox.md)",
+			cfg.sandbox_opts.user);
 	r = corral_spawn(c);
 	if (r < 0) {
-		say("%s", *corral_error(c) ? corral_error(c) : strerror(-r));
+		cli_say(NULL, "%s",
+			*corral_error(c) ? corral_error(c) : strerror(-r));
 		corral_free(c);
 		cli_run_free(&o);
 		return CORRAL_EXIT_INTERNAL;

@@ -1,14 +1,19 @@
 /*
- * usage.c - usage errors said one way by every sub-command: the same
+ * usage.c - messages and usage errors said one way by every sub-command:
+ * "corral: [SUB: ]message", escaped (cli_say); for usage errors the same
  * words for a refused option (coreutils' own, which users already know
  * from timeout(1)), the same "Try ... --help" line, the same exit status
  * (125, timeout(1)'s for its own failures). docs/cli.md, "Conventions".
  */
 #include "usage.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "corral.h"
 
@@ -79,4 +84,52 @@ int cli_bad_option(const char *sub, char **argv, const struct option *lo, int c)
 	bool missing = c == ':';
 	cli_option_error(argv, lo, missing, err, sizeof(err));
 	return cli_usage_error(sub, "%s", err);
+}
+
+/*
+ * While the tree runs, messages (-v) go through a non-blocking descriptor
+ * of stderr's own: a terminal stopped with ^S or a pipe nobody reads must
+ * not hold the loop (and with it the tree's grace). What cannot be written
+ * then is counted and reported once the run is over.
+ */
+static int say_fd = -1;
+static unsigned long say_dropped;
+
+unsigned long cli_say_nonblocking(bool on)
+{
+	struct stat st;
+	unsigned long dropped = say_dropped;
+	say_dropped = 0;
+	if (say_fd >= 0)
+		close(say_fd);
+	say_fd = -1;
+	if (on && fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
+		say_fd = open("/proc/self/fd/2",
+			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return dropped;
+}
+
+void cli_say(const char *sub, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *e = corral_escape(buf);
+	const char *msg = e ? e : "?", *colon = sub ? ": " : "";
+	if (!sub)
+		sub = "";
+	if (say_fd >= 0) {
+		char line[4096];
+		int n = snprintf(line, sizeof(line), "corral: %s%s%s\n", sub,
+				 colon, msg);
+		if (n > (int)sizeof(line) - 1)
+			n = (int)sizeof(line) - 1;
+		if (write(say_fd, line, (size_t)n) != n)
+			say_dropped++;
+	} else {
+		fprintf(stderr, "corral: %s%s%s\n", sub, colon, msg);
+	}
+	free(e);
 }

@@ -1,5 +1,5 @@
-/* usage.h - usage errors said one way by every sub-command (docs/cli.md,
- * "Conventions"). */
+/* usage.h - messages and usage errors said one way by every sub-command
+ * (docs/cli.md, "Conventions"). */
 #ifndef CORRAL_CLI_USAGE_H
 #define CORRAL_CLI_USAGE_H
 
@@ -28,5 +28,21 @@ int cli_usage_error(const char *sub, const char *fmt, ...)
 /* cli_option_error then cli_usage_error: a sub-command's getopt default. */
 int cli_bad_option(const char *sub, char **argv, const struct option *lo,
 		   int c);
+
+/*
+ * "corral: SUB: MESSAGE" on stderr, the message with control characters
+ * escaped (a command name, an argv, a path from the tree never reaches the
+ * terminal raw). SUB NULL: "corral: MESSAGE".
+ */
+void cli_say(const char *sub, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * on: cli_say writes through a non-blocking descriptor of stderr's own
+ * while the tree runs, so that a stopped terminal or an unread pipe cannot
+ * hold corral; a line that does not fit is counted, not written. off:
+ * back to stderr; returns how many lines were lost since on.
+ */
+unsigned long cli_say_nonblocking(bool on);
 
 #endif
