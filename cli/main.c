@@ -3,14 +3,13 @@
  * sub-command (commands.h), and the global --help and --version. What a
  * sub-command does and says is in its own file (run.c, ps.c, ...).
  */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "corral.h"
 #include "options.h"
+#include "usage.h"
 
 struct command {
 	const char *name;
@@ -35,22 +34,6 @@ static int run_main(int argc, char **argv)
 	return corral_run_main(argc, argv, self_argv);
 }
 
-/* "corral: " + the message, escaped, and where to look: exits 125. */
-static __attribute__((noreturn, format(printf, 1, 2))) void
-die_usage(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char *e = corral_escape(buf);
-	fprintf(stderr, "corral: %s\n", e ? e : buf);
-	free(e);
-	fprintf(stderr, "Try 'corral --help' for more information.\n");
-	exit(CORRAL_EXIT_INTERNAL);
-}
-
 int main(int argc, char **argv)
 {
 	self_argv = argv;
@@ -71,10 +54,14 @@ int main(int argc, char **argv)
 			return commands[i].main(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
 		/* `corral -t 5 make`: options belong to a sub-command */
-		die_usage("unrecognized option '%s' (options follow the "
-			  "command: corral run %s ...)",
-			  argv[1], argv[1]);
+		return cli_usage_error(
+			NULL,
+			"unrecognized option '%s' (options follow the "
+			"command: corral run %s ...)",
+			argv[1], argv[1]);
 	/* `corral make`: a program's name where a sub-command goes */
-	die_usage("unknown command '%s' (to run a program: corral run %s ...)",
-		  argv[1], argv[1]);
+	return cli_usage_error(
+		NULL,
+		"unknown command '%s' (to run a program: corral run %s ...)",
+		argv[1], argv[1]);
 }

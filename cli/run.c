@@ -60,18 +60,6 @@ static void stderr_nonblocking(void)
 	}
 }
 
-static __attribute__((noreturn)) void die_usage(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	cli_say(NULL, "%s", buf);
-	fprintf(stderr, "Try 'corral --help' for more information.\n");
-	exit(CORRAL_EXIT_INTERNAL);
-}
-
 static const char *plural(unsigned long n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
@@ -590,7 +578,7 @@ int corral_run_main(int argc, char **argv, char **self_argv)
 	char perr[512];
 	if (cli_parse_run(argc, argv, &o, perr, sizeof(perr)) < 0) {
 		cli_run_free(&o);
-		die_usage("%s", perr);
+		return cli_usage_error(NULL, "%s", perr);
 	}
 	if (o.action == CLI_HELP) {
 		cli_help(stdout);

@@ -17,6 +17,52 @@
 
 #include "corral.h"
 
+/*
+ * While the tree runs, messages (-v) go through a non-blocking descriptor
+ * of stderr's own: a terminal stopped with ^S or a pipe nobody reads must
+ * not hold the loop (and with it the tree's grace). What cannot be written
+ * then is counted and reported once the run is over.
+ */
+static int say_fd = -1;
+static unsigned long say_dropped;
+
+unsigned long cli_say_nonblocking(bool on)
+{
+	struct stat st;
+	unsigned long dropped = say_dropped;
+	say_dropped = 0;
+	if (say_fd >= 0)
+		close(say_fd);
+	say_fd = -1;
+	if (on && fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
+		say_fd = open("/proc/self/fd/2",
+			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return dropped;
+}
+
+/* cli_say and cli_usage_error's first line. */
+static void vsay(const char *sub, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *e = corral_escape(buf);
+	const char *msg = e ? e : "?", *colon = sub ? ": " : "";
+	if (!sub)
+		sub = "";
+	if (say_fd >= 0) {
+		char line[4096];
+		int n = snprintf(line, sizeof(line), "corral: %s%s%s\n", sub,
+				 colon, msg);
+		if (n > (int)sizeof(line) - 1)
+			n = (int)sizeof(line) - 1;
+		if (write(say_fd, line, (size_t)n) != n)
+			say_dropped++;
+	} else {
+		fprintf(stderr, "corral: %s%s%s\n", sub, colon, msg);
+	}
+	free(e);
+}
+
 void cli_option_error(char **argv, const struct option *lo, bool missing,
 		      char *err, size_t errlen)
 {
@@ -57,21 +103,12 @@ void cli_option_error(char **argv, const struct option *lo, bool missing,
 
 int cli_usage_error(const char *sub, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(sub, fmt, ap);
 	va_end(ap);
-	if (sub)
-		fprintf(stderr,
-			"corral: %s: %s\nTry 'corral %s --help' for more "
-			"information.\n",
-			sub, msg, sub);
-	else
-		fprintf(stderr,
-			"corral: %s\nTry 'corral --help' for more "
-			"information.\n",
-			msg);
+	fprintf(stderr, "Try 'corral %s%s--help' for more information.\n",
+		sub ? sub : "", sub ? " " : "");
 	return CORRAL_EXIT_INTERNAL;
 }
 
@@ -86,50 +123,10 @@ int cli_bad_option(const char *sub, char **argv, const struct option *lo, int c)
 	return cli_usage_error(sub, "%s", err);
 }
 
-/*
- * While the tree runs, messages (-v) go through a non-blocking descriptor
- * of stderr's own: a terminal stopped with ^S or a pipe nobody reads must
- * not hold the loop (and with it the tree's grace). What cannot be written
- * then is counted and reported once the run is over.
- */
-static int say_fd = -1;
-static unsigned long say_dropped;
-
-unsigned long cli_say_nonblocking(bool on)
-{
-	struct stat st;
-	unsigned long dropped = say_dropped;
-	say_dropped = 0;
-	if (say_fd >= 0)
-		close(say_fd);
-	say_fd = -1;
-	if (on && fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
-		say_fd = open("/proc/self/fd/2",
-			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	return dropped;
-}
-
 void cli_say(const char *sub, const char *fmt, ...)
 {
-	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsay(sub, fmt, ap);
 	va_end(ap);
-	char *e = corral_escape(buf);
-	const char *msg = e ? e : "?", *colon = sub ? ": " : "";
-	if (!sub)
-		sub = "";
-	if (say_fd >= 0) {
-		char line[4096];
-		int n = snprintf(line, sizeof(line), "corral: %s%s%s\n", sub,
-				 colon, msg);
-		if (n > (int)sizeof(line) - 1)
-			n = (int)sizeof(line) - 1;
-		if (write(say_fd, line, (size_t)n) != n)
-			say_dropped++;
-	} else {
-		fprintf(stderr, "corral: %s%s%s\n", sub, colon, msg);
-	}
-	free(e);
 }

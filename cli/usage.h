@@ -18,8 +18,9 @@ void cli_option_error(char **argv, const struct option *lo, bool missing,
 		      char *err, size_t errlen);
 
 /*
- * "corral: SUB: MESSAGE" and "Try 'corral SUB --help' for more
- * information." on stderr; returns 125 (CORRAL_EXIT_INTERNAL). SUB NULL:
+ * "corral: SUB: MESSAGE" (escaped, as cli_say) and "Try 'corral SUB
+ * --help' for more information." on stderr; returns 125
+ * (CORRAL_EXIT_INTERNAL). SUB NULL:
  * "corral: MESSAGE", "Try 'corral --help' ...".
  */
 int cli_usage_error(const char *sub, const char *fmt, ...)
