@@ -100,7 +100,17 @@ if [ -x /usr/bin/python3 ]; then
 	export PATH="$dir/bin:$PATH"
 fi
 PIDS=()
-trap 'kill -TERM ${PIDS[@]+"${PIDS[@]}"} 2>/dev/null; exit 130' INT TERM
+# Interrupted (^C, a CI's TERM): every running test is ended and cleans up
+# (lib.sh's witness kills what it started) before the runner exits, so
+# nothing of the run outlives it; at most timeout's -k (10 s) later.
+interrupted() {
+	trap '' INT TERM
+	echo "interrupted: ending the running tests (their cleanup runs)" >&2
+	kill -TERM ${PIDS[@]+"${PIDS[@]}"} 2>/dev/null
+	wait
+	exit 130
+}
+trap interrupted INT TERM
 
 # skips_of NAME LOG: the skip lines of a run ("name[ / part]: reason").
 skips_of() {
@@ -202,9 +212,13 @@ launch() {
 		t0=$EPOCHREALTIME
 		# timeout runs the test in a process group of its own: pass
 		# it a TERM from the runner (interrupted), so nothing stays
-		eval "timeout -k 10 $LIMIT ${CMDS[$i]}" >"$dir/$i.log" 2>&1 </dev/null &
+		# exec: tpid is timeout itself, not a shell between (which a
+		# TERM would end, leaving timeout and the test running on)
+		eval "exec timeout -k 10 $LIMIT ${CMDS[$i]}" >"$dir/$i.log" 2>&1 </dev/null &
 		tpid=$!
-		trap 'kill -TERM "$tpid" 2>/dev/null; exit 130' TERM
+		# interrupted: end the test, then wait for its cleanup (the
+		# witness kills what it started; timeout's -k bounds it)
+		trap 'kill -TERM "$tpid" 2>/dev/null; wait "$tpid"; exit 130' TERM
 		wait "$tpid"
 		rc=$?
 		# CPU: what the test and the descendants it waited for used

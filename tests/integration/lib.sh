@@ -203,6 +203,9 @@ witness_check() {
 }
 
 cleanup() {
+	# A second TERM (timeout sends one to the test and one to its group)
+	# must not cut the cleanup short: the witness is what kills the rest.
+	trap '' INT TERM
 	victims_kill
 	[ -n "$OUT" ] && exec {OUT}<&-
 	[ -n "$ST" ] && exec {ST}<&-
