@@ -131,7 +131,8 @@ int corral_probe_main(int argc, char **argv)
 	}
 
 	struct corral_probe p;
-	int err = corral_probe(bwrap, &p);
+	corral_probe_init(&p);
+	int err = corral_probe_host(bwrap, &p);
 	if (err) {
 		fprintf(stderr, "corral: probe: %s\n", strerror(-err));
 		return CORRAL_EXIT_INTERNAL;

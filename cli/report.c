@@ -180,7 +180,8 @@ static int load(const struct report_args *a, struct corral_report **out)
 			strerror(errno));
 		return 2;
 	}
-	struct corral_report_options ro = {.size = sizeof(ro)};
+	struct corral_report_options ro;
+	corral_report_options_init(&ro);
 	unsigned char key[KEYFILE_MAX + 1];
 	if (a->keyfile) {
 		if (keyfile_read("report", a->keyfile, key, &ro.keylen) < 0) {

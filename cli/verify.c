@@ -1,6 +1,6 @@
 /*
  * verify.c - `corral verify JOURNAL [--key FILE] [--head HEX] [--lines]`:
- * check a journal's digest chain (corral_journal_verify, docs/journal.md).
+ * check a journal's digest chain (corral_journal_check_fd, docs/journal.md).
  *
  * Exit status: 0 every line checked and intact; 1 the journal was changed,
  * truncated, or could not be checked (no key: a run without its end line);
@@ -137,7 +137,8 @@ int corral_verify_main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	static unsigned char key[KEYFILE_MAX + 1];
-	struct corral_journal_check chk = {0};
+	struct corral_journal_check chk;
+	corral_journal_check_init(&chk);
 	struct runs rs = {0};
 	chk.on_line = on_line;
 	chk.arg = &rs;
@@ -183,7 +184,7 @@ int corral_verify_main(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	int r = corral_journal_verify_fd(fd, &chk);
+	int r = corral_journal_check_fd(fd, &chk);
 	if (fd)
 		close(fd);
 	if (r < 0) {

@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 	} while (r > 0);
 
 	struct corral_result res;
-	corral_result(c, &res);
+	corral_result_init(&res);
+	corral_get_result(c, &res);
 	corral_free(c);
 	if (r < 0) {
 		fprintf(stderr, "poll_loop: %s\n", strerror(-r));

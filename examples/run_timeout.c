@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = corral_wait(c);
 	struct corral_result res;
-	corral_result(c, &res);
+	corral_result_init(&res);
+	corral_get_result(c, &res);
 	if (r < 0) {
 		fprintf(stderr, "run_timeout: %s\n",
 			*corral_error(c) ? corral_error(c) : strerror(-r));

@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = corral_wait(c);
 	struct corral_result res;
-	corral_result(c, &res);
+	corral_result_init(&res);
+	corral_get_result(c, &res);
 	corral_free(c);
 	if (r < 0) {
 		fprintf(stderr, "watch_exec: supervision failed (%d)\n", r);

@@ -6,6 +6,13 @@
  * verifying journals, <corral/journal.h> and <corral/report.h>); see
  * docs/api.md, "Headers".
  *
+ * Structs the caller allocates and a library reads or fills (config,
+ * result, probe, journal check, report options) have one pattern: `size_t
+ * size` is their first field, and STRUCT_init(&s), an inline next to the
+ * struct, zeroes it and sets size = sizeof(s) (and the defaults, for the
+ * config); the library reads or writes only s.size bytes of it (docs/api.md,
+ * "The ABI scheme").
+ *
  * Every function declared in corral's headers is part of the ABI: the
  * libraries are built with -fvisibility=hidden and each header wraps its
  * declarations in a visibility pragma, so a function added to a header is

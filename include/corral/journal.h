@@ -49,6 +49,7 @@ struct corral_journal_line {
 	size_t len;
 };
 
+/* Allocated by the caller: corral_journal_check_init() sets size. */
 struct corral_journal_check {
 	size_t size; /* sizeof(struct corral_journal_check) the caller knows */
 	/* In: the key (a --journal-key file's bytes), or NULL for the key
@@ -89,14 +90,23 @@ struct corral_journal_check {
 /*
  * Check the journal in buf. Returns 0 with the verdict in chk (intact or
  * not), -EINVAL when the input is not a corral journal at all (no line
- * carries a digest; chk->why) or a bad key/head, -ENOMEM. Fills the first
- * chk->size bytes. Use corral_journal_verify().
+ * carries a digest; chk->why) or a bad key/head, -ENOMEM. Reads and fills
+ * the first chk->size bytes (corral_journal_check_init() first).
  */
 int corral_journal_check_buf(const char *buf, size_t len,
 			     struct corral_journal_check *chk);
 /* The same for everything readable from fd (mapped when it is a file). */
 int corral_journal_check_fd(int fd, struct corral_journal_check *chk);
 
+static inline void
+corral_journal_check_init(struct corral_journal_check *chk)
+{
+	__builtin_memset(chk, 0, sizeof(*chk));
+	chk->size = sizeof(*chk);
+}
+
+/* Shorthands, kept for the programs that use them: set chk->size (the
+ * rest as the caller left it), then check. */
 static inline int corral_journal_verify(const char *buf, size_t len,
 					struct corral_journal_check *chk)
 {

@@ -19,8 +19,8 @@ extern "C" {
 
 /*
  * Can the sandbox (bubblewrap under corral) work on this host, and if not,
- * why. Allocated by the caller, filled by corral_probe(); size first, new
- * fields appended at the end only.
+ * why. Allocated by the caller: corral_probe_init() sets size; filled by
+ * corral_probe_host(). size first, new fields appended at the end only.
  */
 struct corral_probe {
 	size_t size;		/* sizeof(struct corral_probe) the caller knows */
@@ -58,8 +58,8 @@ struct corral_probe {
  * sandbox) and waits for each by pid: nothing is left running. Do not call
  * it while a supervisor runs in another thread of the process (its
  * waitpid(-1) could take the probe's children). Fills the first p->size
- * bytes. 0 (the verdict is in sandbox_ok and reason) or -errno. Use
- * corral_probe().
+ * bytes (corral_probe_init() first). 0 (the verdict is in sandbox_ok and
+ * reason) or -errno.
  */
 int corral_probe_host(const char *bwrap_path, struct corral_probe *p);
 
@@ -71,6 +71,14 @@ int corral_probe_host(const char *bwrap_path, struct corral_probe *p);
  */
 char *corral_probe_json(const struct corral_probe *p);
 
+static inline void corral_probe_init(struct corral_probe *p)
+{
+	__builtin_memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+}
+
+/* Shorthand, kept for the programs that use it: sets p->size, then
+ * corral_probe_host(). */
 static inline int corral_probe(const char *bwrap_path, struct corral_probe *p)
 {
 	p->size = sizeof(*p);

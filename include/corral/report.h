@@ -41,7 +41,8 @@ int corral_report_load(int fd, const char *name, struct corral_report **out,
 int corral_report_load_buffer(const char *buf, size_t len, const char *name,
 			      struct corral_report **out, char *errbuf,
 			      size_t errlen);
-/* What a load can be told; size first, new fields appended at the end. */
+/* What a load can be told; size first (corral_report_options_init()), new
+ * fields appended at the end. */
 struct corral_report_options {
 	size_t size; /* sizeof(struct corral_report_options) the caller knows */
 	/* The key a run was given with --journal-key (the file's bytes), to
@@ -50,6 +51,12 @@ struct corral_report_options {
 	const unsigned char *key;
 	size_t keylen;
 };
+static inline void
+corral_report_options_init(struct corral_report_options *o)
+{
+	__builtin_memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+}
 /* corral_report_load() with options (opts may be NULL). */
 int corral_report_load_opts(int fd, const char *name,
 			    const struct corral_report_options *opts,

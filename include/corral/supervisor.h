@@ -22,7 +22,8 @@
  *	r = corral_spawn(c);              // command is seized, then released
  *	if (!r) r = corral_wait(c);       // event loop until no tracee is left
  *	struct corral_result res;
- *	corral_result(c, &res);           // sets res.size, fills res
+ *	corral_result_init(&res);         // sets res.size
+ *	corral_get_result(c, &res);       // fills res
  *	corral_free(c);                   // exit code in res.exit_code
  *
  * Or drive the loop yourself: call corral_step() until it returns 0, or
@@ -34,8 +35,9 @@
  * ABI (docs/api.md): the library is libcorral.so.0; only corral_* symbols
  * are exported, in version node CORRAL_0. The structs the caller allocates
  * and the library reads or fills (struct corral_config, corral_result,
- * corral_probe) start with `size_t size`, set by corral_config_init(),
- * corral_result() and corral_probe(). A program built against an older header (smaller size)
+ * corral_probe, corral_journal_check, corral_report_options) start with
+ * `size_t size`, set by their _init(): corral_config_init(),
+ * corral_result_init()... A program built against an older header (smaller size)
  * works with a newer library: the fields it does not know take their
  * defaults. A program built against a newer header works with an older
  * library as long as it leaves the fields the library does not know at
@@ -506,8 +508,8 @@ int corral_foreach_proc(struct corral *c,
 			void *arg);
 
 /*
- * Allocated by the caller, filled by corral_result(). size first; new
- * fields are appended at the end only.
+ * Allocated by the caller: corral_result_init() sets size; filled by
+ * corral_get_result(). size first; new fields are appended at the end only.
  */
 struct corral_result {
 	size_t size;	/* sizeof(struct corral_result) the caller knows */
@@ -569,10 +571,18 @@ struct corral_result {
 /*
  * Fill the first r->size bytes of r (r->size is kept; fields this library
  * does not know are zeroed). -EINVAL when r->size cannot hold the size
- * field. Use corral_result().
+ * field: call corral_result_init() first.
  */
 int corral_get_result(const struct corral *c, struct corral_result *r);
 
+static inline void corral_result_init(struct corral_result *r)
+{
+	__builtin_memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+}
+
+/* Shorthand, kept for the programs that use it: sets r->size, then
+ * corral_get_result(). */
 static inline int corral_result(const struct corral *c,
 				struct corral_result *r)
 {
