@@ -8,7 +8,8 @@
 #   make deps       install missing Debian packages (or print the command)
 #   make test       unit (cmocka) + integration tests
 #   make check-layers  tracer/ calls only downward (docs/design.md, "Layers"),
-#                   no function over 100 lines without a reason
+#                   no function over 100 lines without a reason, one
+#                   writer per part of struct corral (tests/check-owners.py)
 #   make check-deb  build, lint, install and remove the Debian packages (root)
 #   make demo       run corral on a small real tree, show tree and journal
 #   make asan       build and run the tests under ASan + UBSan
@@ -224,6 +225,7 @@ check-deb: deps
 check-layers: all
 	python3 tests/check-layers.py --build $(BUILD)
 	python3 tests/check-functions.py
+	python3 tests/check-owners.py
 
 unit: all $(UNIT_BIN) $(FIX_BIN)
 	BUILD=$(BUILD) tests/run.sh unit

@@ -784,7 +784,7 @@ bool cores_crash(struct corral *c, struct task *t, int sig)
 {
 	struct cores *k = c->cores;
 	if (!k || !(k->when & CORRAL_STACKS_CRASH) || !stacks_is_crash(sig) ||
-	    (t->flags & TF_SETUP) || c->phase > PH_GRACE)
+	    (t->flags & TF_SETUP) || c->phase.now > PH_GRACE)
 		return false;
 	if (caught(t->tid, sig))
 		return false;
@@ -816,7 +816,7 @@ bool cores_crash(struct corral *c, struct task *t, int sig)
 bool cores_pending(struct corral *c)
 {
 	struct cores *k = c->cores;
-	if (k && c->phase > PH_GRACE)
+	if (k && c->phase.now > PH_GRACE)
 		k->npend = 0; /* kill-all has them: no core now */
 	return k && k->npend;
 }

@@ -11,10 +11,10 @@
  * 3. Kill-all: SIGKILL every member, then consume events until waitpid
  *    says ECHILD: the kernel itself confirms that no tracee is left.
  *
- * The phase (c->phase) and the hold (c->holding) are phase.c's: this file
- * drives them forward through its functions and writes neither itself.
- * It sits above the engine: its waits take statuses through the waiter
- * (waiter.c) and hand them to the engine, as the loop does.
+ * The phase (c->phase.now) and the hold (c->phase.holding) are phase.c's: this
+ * file drives them forward through its functions and writes neither itself. It
+ * sits above the engine: its waits take statuses through the waiter (waiter.c)
+ * and hand them to the engine, as the loop does.
  *
  * Stop-all is what makes kill-all exact under a fork storm: without it,
  * a member could fork between our reading of the table and its SIGKILL.
@@ -51,7 +51,7 @@ static int term_one(struct task *t, void *arg)
 static void finish_now(struct corral *c)
 {
 	double t = run_time(c);
-	c->res.t_grace = t - c->grace_start;
+	c->res.t_grace = t - c->phase.grace_start;
 	corral_stop_all(c);
 	c->res.t_stop = run_time(c) - t;
 	corral_kill_all(c);
@@ -66,7 +66,7 @@ static void finish_now(struct corral *c)
 static void start_ending(struct corral *c)
 {
 	phase_ending_started(c);
-	bool grace = c->grace_len > 0;
+	bool grace = c->phase.grace_len > 0;
 	bool stacks = stacks_wanted(c), cores = cores_wanted(c);
 	if (stacks || cores) {
 		corral_stop_all(c);
@@ -88,11 +88,11 @@ static void start_ending(struct corral *c)
 
 void ending_tick(struct corral *c)
 {
-	if (c->phase != PH_GRACE)
+	if (c->phase.now != PH_GRACE)
 		return;
-	if (!c->ending_started)
+	if (!c->phase.ending_started)
 		start_ending(c);
-	if (c->phase == PH_GRACE && run_time(c) >= c->grace_deadline)
+	if (c->phase.now == PH_GRACE && run_time(c) >= c->phase.grace_deadline)
 		finish_now(c);
 }
 

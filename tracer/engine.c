@@ -59,7 +59,7 @@ struct task *engine_add_root(struct corral *c, pid_t pid)
 static void check_max_procs(struct corral *c)
 {
 	if (c->cfg.max_procs && c->tab.live_procs > c->cfg.max_procs &&
-	    (c->phase == PH_RUN || c->phase == PH_GRACE))
+	    (c->phase.now == PH_RUN || c->phase.now == PH_GRACE))
 		phase_begin_ending(c, CORRAL_REASON_MAXPROCS, 0);
 }
 
@@ -97,7 +97,7 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 	ev.ppid = creator;
 	ev.detail = detail;
 	emit(c, &ev);
-	if (c->phase == PH_KILLING)
+	if (c->phase.now == PH_KILLING)
 		task_kill(c, child);
 	else if (child->flags & TF_SEEN_STOP)
 		task_resume(c, child, 0);
@@ -118,7 +118,7 @@ static struct task *new_orphan(struct corral *c, pid_t tid)
 	t->orphan_cand = thread ? tgid : ppid;
 	table_set_state(&c->tab, t, TS_HELD);
 	c->orphans++;
-	if (c->phase == PH_KILLING) {
+	if (c->phase.now == PH_KILLING) {
 		task_kill(c, t);
 		return t;
 	}
@@ -243,7 +243,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		c->orphans--;
 	release_vfork_parent(c, t);
 	clear_vfork_wait(c, t);
-	if (t->ept || c->ept_list || c->ept_zombies)
+	if (t->ept || c->eptrace.list || c->eptrace.zombies)
 		eptrace_gone(c, t, status);
 	if (thread) {
 		struct task *leader = table_find(&c->tab, tgid);
@@ -262,7 +262,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		c->root_exited = true;
 		c->res.status = status;
 		if (!c->cfg.wait_all && c->tab.live_procs > 0 &&
-		    c->phase == PH_RUN) {
+		    c->phase.now == PH_RUN) {
 			table_foreach_live(&c->tab, emit_left, c);
 			phase_begin_ending(c, CORRAL_REASON_EXITED, 0);
 		}
@@ -330,7 +330,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 			c->vfork_waiting++;
 		t->flags |= TF_VFORK_WAIT;
 	}
-	if (t->ept || c->ept_list)
+	if (t->ept || c->eptrace.list)
 		eptrace_new_child(c, t, child, event);
 	announce(c, child, t->tid, t->tgid, type, NULL);
 	task_resume(c, t, 0);
@@ -349,7 +349,7 @@ static void on_exec(struct corral *c, struct task *t)
 		if (f && f != t) {
 			release_vfork_parent(c, f);
 			clear_vfork_wait(c, f);
-			if (f->ept || c->ept_list)
+			if (f->ept || c->eptrace.list)
 				eptrace_gone(c, f, 0);
 			if (t->nthreads > 1)
 				t->nthreads--;
@@ -407,7 +407,7 @@ static void on_stop(struct corral *c, struct task *t, int sig)
 	if (!(t->flags & TF_SEEN_STOP)) {
 		/* The initial stop of an auto-attached child. */
 		t->flags |= TF_SEEN_STOP;
-		if (c->phase == PH_KILLING)
+		if (c->phase.now == PH_KILLING)
 			task_kill(c, t);
 		if (t->flags & TF_ANNOUNCED)
 			task_resume(c, t, 0);
@@ -507,7 +507,7 @@ void engine_handle(struct corral *c, pid_t pid, int status)
 		task_resume(c, t, 0);
 	}
 	/* A stop held for an emulated tracer: tell it (eptrace.c). */
-	if (c->ept_news)
+	if (eptrace_news(c))
 		eptrace_deliver(c);
 }
 
@@ -535,7 +535,7 @@ void engine_idle(struct corral *c)
 {
 	/* A stop held for an emulated tracer outside the engine (resume-all
 	 * after a stop-all): tell it. */
-	if (c->ept_news)
+	if (eptrace_news(c))
 		eptrace_deliver(c);
 	for (unsigned i = 0; i < c->nwarm; i++) {
 		struct task *t = table_find(&c->tab, c->warm[i]);

@@ -129,16 +129,17 @@ static const char *req_name(long req, char *buf, size_t len)
 
 static struct ept *ept_get(struct corral *c, struct task *t)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 	if (t->ept)
 		return t->ept;
 	struct ept *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->task = t;
-	e->next = c->ept_list;
-	if (c->ept_list)
-		c->ept_list->prev = e;
-	c->ept_list = e;
+	e->next = ep->list;
+	if (ep->list)
+		ep->list->prev = e;
+	ep->list = e;
 	t->ept = e;
 	return e;
 }
@@ -146,35 +147,37 @@ static struct ept *ept_get(struct corral *c, struct task *t)
 /* At corral_free(): the records of sessions still open when the run ended. */
 void eptrace_free(struct corral *c)
 {
-	for (struct ept *e = c->ept_list, *n; e; e = n) {
+	struct eptrace_part *ep = OWN(c, eptrace);
+	for (struct ept *e = ep->list, *n; e; e = n) {
 		n = e->next;
 		if (e->task)
 			e->task->ept = NULL;
 		free(e->inj);
 		free(e);
 	}
-	c->ept_list = NULL;
-	for (struct ept_zombie *z = c->ept_zombies, *n; z; z = n) {
+	ep->list = NULL;
+	for (struct ept_zombie *z = ep->zombies, *n; z; z = n) {
 		n = z->next;
 		free(z);
 	}
-	c->ept_zombies = NULL;
+	ep->zombies = NULL;
 }
 
 /* Free a record that plays no part any more. */
 static void ept_put(struct corral *c, struct ept *e)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 	if (e->tracer || e->parked || e->stopped || e->inj || e->in_wait)
 		return;
 	if (e->interrupting)
 		return; /* its PTRACE_EVENT_STOP will come: swallowed then */
-	for (struct ept *x = c->ept_list; x; x = x->next)
+	for (struct ept *x = ep->list; x; x = x->next)
 		if (x->tracer == e->task->tid)
 			return; /* still a tracer */
 	if (e->prev)
 		e->prev->next = e->next;
 	else
-		c->ept_list = e->next;
+		ep->list = e->next;
 	if (e->next)
 		e->next->prev = e->prev;
 	e->task->ept = NULL;
@@ -196,9 +199,10 @@ static void ept_event(struct corral *c, struct task *tracer, pid_t tracee,
 static long once(struct corral *c, struct task *t, long req, const char *what,
 		 long err, const char *action)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 	unsigned bit = (unsigned)((unsigned long)req % 61);
-	if (!(c->ept_warned & (1ULL << bit))) {
-		c->ept_warned |= 1ULL << bit;
+	if (!(ep->warned & (1ULL << bit))) {
+		ep->warned |= 1ULL << bit;
 		char nb[48], d[160];
 		snprintf(d, sizeof(d), "%s: %s (%s)",
 			 req_name(req, nb, sizeof(nb)), strerror((int)-err),
@@ -363,7 +367,7 @@ static void request_stop(struct corral *c, struct ept *e, uint8_t kind)
 		e->want = EK_NONE;
 		e->want_sig = 0;
 		e->arrived = true;
-		c->ept_news = true;
+		OWN(c, eptrace)->news = true;
 		return;
 	}
 	if (t->state == TS_NEW)
@@ -485,14 +489,17 @@ static void unpark(struct corral *c, struct ept *w, int status,
 
 void eptrace_deliver(struct corral *c)
 {
-	c->ept_news = false;
-	for (struct ept *e = c->ept_list; e; e = e->next) {
+	struct eptrace_part *ep = OWN(c, eptrace);
+	/* Before the walk: a stop held while it answers is news again. */
+	ep->news = false;
+	ep->held_seen = c->phase.ept_held;
+	for (struct ept *e = ep->list; e; e = e->next) {
 		if (!e->arrived)
 			continue;
 		e->arrived = false;
 		e->pending = true;
 		bool told = false;
-		for (struct ept *w = c->ept_list; w; w = w->next) {
+		for (struct ept *w = ep->list; w; w = w->next) {
 			if (!w->parked || !wait_matches(w, e))
 				continue;
 			if (!(w->wopts & WNOWAIT))
@@ -518,6 +525,7 @@ void eptrace_event_stop(struct corral *c, struct task *t)
 bool eptrace_wait(struct corral *c, struct task *t,
 		  const struct audit_call *call)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 #ifdef EPT_ARCH
 	(void)EPT_ARCH;
 #endif
@@ -546,7 +554,7 @@ bool eptrace_wait(struct corral *c, struct task *t,
 	if (t->ept)
 		t->ept->in_wait = false; /* it is here, not in the kernel */
 	/* An end it has not collected comes first, as a zombie would. */
-	for (struct ept_zombie **zp = &c->ept_zombies, *z; (z = *zp);
+	for (struct ept_zombie **zp = &ep->zombies, *z; (z = *zp);
 	     zp = &z->next) {
 		if (z->tracer_tgid != t->tgid || (pid != -1 && z->vpid != pid))
 			continue;
@@ -571,7 +579,7 @@ bool eptrace_wait(struct corral *c, struct task *t,
 	}
 	struct ept *hit = NULL;
 	bool any = false;
-	for (struct ept *e = c->ept_list; e; e = e->next) {
+	for (struct ept *e = ep->list; e; e = e->next) {
 		if (!e->tracer || e->tracer_tgid != t->tgid ||
 		    (pid != -1 && e->vpid != pid))
 			continue;
@@ -705,6 +713,7 @@ static int trap_remote(struct corral *c, struct task *p, struct task *child);
 
 static long do_traceme(struct corral *c, struct task *t)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 	const long req = PTRACE_TRACEME;
 	if (t->ept && t->ept->tracer)
 		return -EPERM; /* already traced: the kernel's answer */
@@ -750,7 +759,7 @@ static long do_traceme(struct corral *c, struct task *t)
 	ept_event(c, tr, t->tid, "traceme", NULL);
 	/* A parent thread asleep in a real wait would never see the stop:
 	 * interrupted, its wait restarts, stops at corral and is emulated. */
-	for (struct ept *w = c->ept_list; w; w = w->next) {
+	for (struct ept *w = ep->list; w; w = w->next) {
 		if (!w->in_wait || w->task->tgid != pl->tgid)
 			continue;
 		w->in_wait = false;
@@ -764,7 +773,8 @@ static long do_traceme(struct corral *c, struct task *t)
 
 static struct ept *tracee_of(struct corral *c, struct task *t, pid_t vpid)
 {
-	for (struct ept *e = c->ept_list; e; e = e->next)
+	struct eptrace_part *ep = OWN(c, eptrace);
+	for (struct ept *e = ep->list; e; e = e->next)
 		if (e->tracer == t->tid && e->vpid == vpid)
 			return e;
 	return NULL;
@@ -1191,8 +1201,8 @@ bool eptrace_trap_waits(struct corral *c, struct task *t,
 	long req = (long)call->args[0];
 	if (!leader || (leader->flags & (TF_WTRAP | TF_WTRAP_TRIED)) ||
 	    call->nr != SYS_ptrace ||
-	    (req != PTRACE_ATTACH && req != PTRACE_SEIZE) || c->holding ||
-	    c->phase == PH_KILLING || c->phase == PH_DONE)
+	    (req != PTRACE_ATTACH && req != PTRACE_SEIZE) || c->phase.holding ||
+	    c->phase.now == PH_KILLING || c->phase.now == PH_DONE)
 		return false;
 	leader->flags |= TF_WTRAP_TRIED;
 	struct ept *e = ept_get(c, t);
@@ -1234,8 +1244,8 @@ static int trap_remote(struct corral *c, struct task *p, struct task *child)
 	struct task *leader = table_find(&c->tab, p->tgid);
 	if (!leader || (leader->flags & (TF_WTRAP | TF_WTRAP_TRIED)) ||
 	    p->state != TS_RUNNING ||
-	    (p->ept && (p->ept->inj || p->ept->parked)) || c->holding ||
-	    c->phase == PH_KILLING || c->phase == PH_DONE)
+	    (p->ept && (p->ept->inj || p->ept->parked)) || c->phase.holding ||
+	    c->phase.now == PH_KILLING || c->phase.now == PH_DONE)
 		return -EPERM;
 	struct ept *pe = ept_get(c, p);
 	struct ept_inject *in = calloc(1, sizeof(*in));
@@ -1426,9 +1436,10 @@ void eptrace_exec(struct corral *c, struct task *t)
 
 void eptrace_gone(struct corral *c, struct task *t, int status)
 {
+	struct eptrace_part *ep = OWN(c, eptrace);
 	if (t->tid == t->tgid) {
 		/* A tracer process that ended collects nothing any more. */
-		for (struct ept_zombie **zp = &c->ept_zombies, *z; (z = *zp);) {
+		for (struct ept_zombie **zp = &ep->zombies, *z; (z = *zp);) {
 			if (z->tracer_tgid == t->tgid) {
 				*zp = z->next;
 				free(z);
@@ -1439,7 +1450,7 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 	}
 	/* As a tracer: the kernel detaches what that thread traced, or
 	 * kills it when it asked PTRACE_O_EXITKILL. */
-	for (struct ept *e = c->ept_list, *n; e; e = n) {
+	for (struct ept *e = ep->list, *n; e; e = n) {
 		n = e->next;
 		if (e->tracer != t->tid)
 			continue;
@@ -1462,7 +1473,7 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 		bool real_child = !(t->flags & TF_THREAD) &&
 				  t->creator_tgid == e->tracer_tgid;
 		bool told = false;
-		for (struct ept *w = c->ept_list; w; w = w->next) {
+		for (struct ept *w = ep->list; w; w = w->next) {
 			if (!w->parked || !wait_matches(w, e))
 				continue;
 			if (real_child) {
@@ -1485,8 +1496,8 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 				z->vpid = e->vpid;
 				z->status = status;
 				z->real = real_child;
-				z->next = c->ept_zombies;
-				c->ept_zombies = z;
+				z->next = ep->zombies;
+				ep->zombies = z;
 			}
 			if (!real_child)
 				notify(c, e);
@@ -1513,7 +1524,7 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 	if (x->prev)
 		x->prev->next = x->next;
 	else
-		c->ept_list = x->next;
+		ep->list = x->next;
 	if (x->next)
 		x->next->prev = x->prev;
 	t->ept = NULL;

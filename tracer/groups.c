@@ -102,7 +102,7 @@ void groups_restore(struct corral *c)
 static bool job_control(const struct corral *c)
 {
 	return c->cfg.handle_signals && c->cmd_own_group && c->ttyfd >= 0 &&
-	       c->root_pgid > 0 && c->phase == PH_RUN;
+	       c->root_pgid > 0 && c->phase.now == PH_RUN;
 }
 
 void groups_member_stopped(struct corral *c, struct task *t, int sig)

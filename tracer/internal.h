@@ -30,7 +30,7 @@ struct journal;
 
 /*
  * Where the run is, in order; written only by phase.c. Holding the tree
- * (stop-all) is not a phase: see c->holding.
+ * (stop-all) is not a phase: see c->phase.holding.
  */
 enum phase {
 	PH_RUN,	  /* supervising */
@@ -73,7 +73,7 @@ struct ept_zombie {
 };
 
 struct ept {
-	struct ept *next, *prev; /* c->ept_list */
+	struct ept *next, *prev; /* c->eptrace.list */
 	struct task *task;
 	/* As a tracee: its emulated tracer (a thread), 0 if none. */
 	pid_t tracer, tracer_tgid;
@@ -111,6 +111,53 @@ struct ept {
 	/* Installing its process's wait trap (eptrace.c): the registers of
 	 * the ptrace() call that runs again once it is in place. */
 	void *inj;
+};
+
+/*
+ * The parts of the supervisor object. Each part is written by one file and
+ * named after it (c->phase is phase.c's, c->eptrace is eptrace.c's...):
+ * struct corral holds it const, so that a write from any other file does
+ * not compile, and its owner takes it writable with OWN(c, phase). `make
+ * check-layers` fails when OWN() names a part in a file other than its
+ * owner. What each part says and who reads it: docs/design.md, "Who
+ * writes what". The others read a part as it is (it is const to them) or
+ * through the owner's functions.
+ *
+ * One writer per field is what lets a reader of, say, the phase know
+ * every place that changes it without a search: the grace, the ending and
+ * the hold are decided in phase.c; the result is decided in result.c.
+ */
+#define OWN(c, part) ((struct part##_part *)&(c)->part)
+
+/* phase.c's: where the run is, and whether stops are kept. */
+struct phase_part {
+	enum phase now;
+	bool holding; /* stop-all (or kill-all): keep every stop held */
+	double grace_start, grace_deadline; /* PH_GRACE */
+	double grace_len;
+	bool ending_started; /* stacks taken, SIGTERM sent */
+	/* Stops held for an emulated tracer by task_resume(), counted (only
+	 * grows): eptrace_deliver() tells the tracers when it has not seen
+	 * them all (eptrace_news()). */
+	unsigned long ept_held;
+};
+
+/* eptrace.c's: the emulated ptrace's records. */
+struct eptrace_part {
+	struct ept *list;
+	/* Emulated tracees that ended while their tracer was not waiting:
+	 * reported by its next wait. */
+	struct ept_zombie *zombies;
+	bool news; /* a stop was held for an emulated tracer, here */
+	unsigned long held_seen;   /* phase.ept_held at the last delivery */
+	unsigned long long warned; /* requests journaled as unsupported */
+};
+
+/* snapshot.c's: snapshots on demand (SIGUSR1), coalesced. */
+struct snapshot_part {
+	double last; /* when the last one was taken, -1 never */
+	bool wanted; /* asked for, due at last + SNAP_INTERVAL */
+	bool stacks;
 };
 
 struct corral {
@@ -157,11 +204,7 @@ struct corral {
 	bool tio_saved;
 	struct termios saved_tio;
 
-	enum phase phase;
-	bool holding; /* stop-all (or kill-all): keep every stop held */
-	double grace_start, grace_deadline; /* PH_GRACE */
-	double grace_len;
-	bool ending_started; /* stacks taken, SIGTERM sent */
+	const struct phase_part phase;
 	double deadline;     /* --timeout, 0 = none */
 	bool root_exited;
 	bool finished;	  /* the end event has been emitted */
@@ -173,10 +216,7 @@ struct corral {
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
 	size_t unstoppable;   /* tasks ever flagged TF_UNSTOPPABLE (a hint) */
 
-	/* Snapshots on demand (SIGUSR1), coalesced (snapshot.c). */
-	double snap_last; /* when the last one was taken, -1 never */
-	bool snap_wanted; /* asked for, due at snap_last + SNAP_INTERVAL */
-	bool snap_stacks;
+	const struct snapshot_part snapshot;
 
 	unsigned pending_sigs; /* bit per signal received, not yet acted on */
 	pid_t pending_from[32];
@@ -210,13 +250,7 @@ struct corral {
 	struct cores *cores;	/* --core (cores.c), NULL without */
 	bool tree_counted; /* spawn.c: counted among the process's running trees
 			    */
-	/* The emulated ptrace (eptrace.c). */
-	struct ept *ept_list;
-	/* Emulated tracees that ended while their tracer was not waiting:
-	 * reported by its next wait (eptrace.c). */
-	struct ept_zombie *ept_zombies;
-	bool ept_news;		  /* a stop was held for an emulated tracer */
-	unsigned long long ept_warned; /* requests journaled as unsupported */
+	const struct eptrace_part eptrace;
 };
 
 /*
@@ -459,8 +493,13 @@ void eptrace_exec(struct corral *c, struct task *t);
 /* t entered a group-stop (sig): a seized emulated tracee reports it
  * (PTRACE_EVENT_STOP of sig), before the engine resumes it. */
 void eptrace_group_stop(struct corral *c, struct task *t, int sig);
-/* Report the stops phase.c held for emulated tracers (c->ept_news). */
+/* Report the stops held for emulated tracers (eptrace_news()). */
 void eptrace_deliver(struct corral *c);
+/* Stops held for an emulated tracer that it has not been told of. */
+static inline bool eptrace_news(const struct corral *c)
+{
+	return c->eptrace.news || c->eptrace.held_seen != c->phase.ept_held;
+}
 void eptrace_free(struct corral *c);
 /* A PTRACE_EVENT_STOP of t: a PTRACE_INTERRUPT of ours may have landed. */
 void eptrace_event_stop(struct corral *c, struct task *t);

@@ -307,7 +307,7 @@ int corral_free(struct corral *c)
 	if (c->in_callback)
 		return -EDEADLK;
 	/* Nothing of the tree outlives its supervisor object. */
-	if (c->root && !c->finished && c->phase != PH_DONE) {
+	if (c->root && !c->finished && c->phase.now != PH_DONE) {
 		corral_stop_all(c);
 		corral_kill_all(c);
 	}

@@ -243,7 +243,7 @@ static void stack_text(struct corral *c, struct task *t,
 
 static void put_stacks(struct corral *c, struct sbuf *b)
 {
-	bool hold = c->phase == PH_RUN;
+	bool hold = c->phase.now == PH_RUN;
 	if (!hold) {
 		sb_puts(b, "(no stacks: the tree is being ended)\n");
 		return;
@@ -339,9 +339,9 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 	if (live) {
 		sb_printf(b, "corral %d: %d live process%s, running %.3fs",
 			  c->self, nlive, nlive == 1 ? "" : "es", now);
-		if (c->deadline > 0 && c->phase == PH_RUN)
+		if (c->deadline > 0 && c->phase.now == PH_RUN)
 			sb_printf(b, ", timeout in %.3fs", c->deadline - now);
-		if (c->phase != PH_RUN)
+		if (c->phase.now != PH_RUN)
 			sb_printf(b, ", ending (%s)",
 				  corral_reason_name(c->res.reason));
 		sb_putc(b, '\n');
@@ -369,9 +369,9 @@ static void render_json(struct corral *c, struct sbuf *b)
 	double now = run_time(c);
 	sb_printf(b, "{\"corral\":%d,\"running\":%.6f,\"phase\":\"%s\"",
 		  c->self, now,
-		  c->phase == PH_RUN ? "run"
-				     : corral_reason_name(c->res.reason));
-	if (c->deadline > 0 && c->phase == PH_RUN)
+		  c->phase.now == PH_RUN ? "run"
+					 : corral_reason_name(c->res.reason));
+	if (c->deadline > 0 && c->phase.now == PH_RUN)
 		sb_printf(b, ",\"timeout_in\":%.6f", c->deadline - now);
 	sb_puts(b, ",\"processes\":[");
 	int n = 0;

@@ -73,8 +73,8 @@ static void act_on_signals(struct corral *c)
 static void check_deadlines(struct corral *c)
 {
 	if (c->deadline > 0 && run_time(c) >= c->deadline &&
-	    (c->phase == PH_RUN || c->phase == PH_GRACE)) {
-		if (c->phase == PH_RUN)
+	    (c->phase.now == PH_RUN || c->phase.now == PH_GRACE)) {
+		if (c->phase.now == PH_RUN)
 			phase_begin_ending(c, CORRAL_REASON_TIMEOUT, 0);
 		else if (c->res.reason != CORRAL_REASON_TIMEOUT)
 			/* The limit also bounds a grace begun for another
@@ -82,7 +82,7 @@ static void check_deadlines(struct corral *c)
 			phase_begin_ending(c, c->res.reason, 0);
 	}
 	ending_tick(c);
-	if (c->phase == PH_RUN || c->phase == PH_GRACE)
+	if (c->phase.now == PH_RUN || c->phase.now == PH_GRACE)
 		snapshot_tick(c);
 }
 
@@ -121,7 +121,7 @@ static void finish(struct corral *c)
  */
 static void crash_cores(struct corral *c)
 {
-	if (c->holding || !cores_pending(c))
+	if (c->phase.holding || !cores_pending(c))
 		return;
 	corral_stop_all(c);
 	cores_crashed(c);
@@ -140,12 +140,12 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 	int n = 0;
 	/* The deadlines check_deadlines() acts on in this phase, no other:
 	 * a timeout already acted on must not wake the loop in its grace. */
-	bool run = c->phase == PH_RUN, grace = c->phase == PH_GRACE;
+	bool run = c->phase.now == PH_RUN, grace = c->phase.now == PH_GRACE;
 	if (c->deadline > 0 &&
 	    (run || (grace && c->res.reason != CORRAL_REASON_TIMEOUT)))
 		due[n++] = c->deadline;
 	if (grace)
-		due[n++] = c->grace_deadline;
+		due[n++] = c->phase.grace_deadline;
 	double snap = snapshot_due(c);
 	if (snap >= 0 && (run || grace))
 		due[n++] = snap;
@@ -191,11 +191,11 @@ int corral_step(struct corral *c, int timeout_ms)
 		waiter_read_signals(c);
 	}
 	int n = 0;
-	if (c->phase != PH_DONE)
+	if (c->phase.now != PH_DONE)
 		n = engine_drain(c, false);
 	/* A batch cut at its bound left news in the kernel: no sleep. */
 	c->drained = c->queue_empty;
-	if (n == -ECHILD || c->phase == PH_DONE) {
+	if (n == -ECHILD || c->phase.now == PH_DONE) {
 		finish(c);
 		return 0;
 	}
@@ -217,11 +217,11 @@ int corral_step(struct corral *c, int timeout_ms)
 	crash_cores(c);
 	live_step(c); /* live view requests */
 	check_deadlines(c);
-	if (c->phase == PH_DONE) {
+	if (c->phase.now == PH_DONE) {
 		finish(c);
 		return 0;
 	}
-	if (c->drained && c->phase == PH_RUN)
+	if (c->drained && c->phase.now == PH_RUN)
 		engine_idle(c); /* nothing to handle until the kernel says */
 	/* corral_fd(): readable when the next step has something to do. */
 	if (c->pollfd)

@@ -1,11 +1,11 @@
 /*
  * phase.c - the run's phase and the hold, with one owner.
  *
- * c->phase says where the run is (run, grace, killing, done) and only ever
- * moves forward; c->holding says that every stop is kept (stop-all, and
- * kill-all for good). Both are written here and nowhere else, and so is the
- * one decision that follows from them: whether a task at a stop is resumed,
- * kept, or killed on sight (task_resume).
+ * c->phase.now says where the run is (run, grace, killing, done) and only
+ * ever moves forward; c->phase.holding says that every stop is kept
+ * (stop-all, and kill-all for good). Both are written here and nowhere else,
+ * and so is the one decision that follows from them: whether a task at a stop
+ * is resumed, kept, or killed on sight (task_resume).
  *
  * Keeping them apart is what makes an ending impossible to cancel: stop-all
  * and resume-all take and release the hold without touching the phase, so
@@ -32,12 +32,13 @@
  */
 void phase_begin_ending(struct corral *c, enum corral_reason why, int sig)
 {
-	if (c->phase == PH_GRACE) {
+	struct phase_part *ph = OWN(c, phase);
+	if (ph->now == PH_GRACE) {
 		/* Asked again while waiting: no more grace. */
-		c->grace_deadline = run_time(c);
+		ph->grace_deadline = run_time(c);
 		return;
 	}
-	if (c->phase != PH_RUN)
+	if (ph->now != PH_RUN)
 		return;
 	c->res.reason = why;
 	c->res.term_signal = sig;
@@ -54,51 +55,57 @@ void phase_begin_ending(struct corral *c, enum corral_reason why, int sig)
 	 */
 	bool grace = c->cfg.kill_after > 0 && why != CORRAL_REASON_MAXPROCS &&
 		     why != CORRAL_REASON_ESCAPE;
-	c->phase = PH_GRACE;
-	c->ending_started = false;
-	c->grace_len = grace ? c->cfg.kill_after : 0;
-	c->grace_start = run_time(c);
-	c->grace_deadline = c->grace_start + c->grace_len;
+	ph->now = PH_GRACE;
+	ph->ending_started = false;
+	ph->grace_len = grace ? c->cfg.kill_after : 0;
+	ph->grace_start = run_time(c);
+	ph->grace_deadline = ph->grace_start + ph->grace_len;
 }
 
 /* ending_tick() took the first step (stacks, SIGTERM): once per ending. */
 void phase_ending_started(struct corral *c)
 {
-	c->ending_started = true;
+	struct phase_part *ph = OWN(c, phase);
+	ph->ending_started = true;
 }
 
 /* The grace is the members' time, not our stacks': it starts at SIGTERM. */
 void phase_grace_restart(struct corral *c)
 {
-	if (c->phase == PH_GRACE && c->grace_deadline > c->grace_start)
-		c->grace_deadline = run_time(c) + c->grace_len;
+	struct phase_part *ph = OWN(c, phase);
+	if (ph->now == PH_GRACE && ph->grace_deadline > ph->grace_start)
+		ph->grace_deadline = run_time(c) + ph->grace_len;
 }
 
 void phase_hold(struct corral *c)
 {
-	c->holding = true;
+	struct phase_part *ph = OWN(c, phase);
+	ph->holding = true;
 }
 
 int phase_release(struct corral *c)
 {
-	if (c->phase >= PH_KILLING)
+	struct phase_part *ph = OWN(c, phase);
+	if (ph->now >= PH_KILLING)
 		return -EBUSY;
-	c->holding = false;
+	ph->holding = false;
 	return 0;
 }
 
 void phase_kill(struct corral *c)
 {
-	c->phase = PH_KILLING;
-	c->holding = true;
+	struct phase_part *ph = OWN(c, phase);
+	ph->now = PH_KILLING;
+	ph->holding = true;
 }
 
 /* The kernel said no tracee is left (or kill-all gave up on the dying). */
 void phase_done(struct corral *c)
 {
-	if (c->phase == PH_GRACE) /* the tree ended within the grace */
-		c->res.t_grace = run_time(c) - c->grace_start;
-	c->phase = PH_DONE;
+	struct phase_part *ph = OWN(c, phase);
+	if (ph->now == PH_GRACE) /* the tree ended within the grace */
+		c->res.t_grace = run_time(c) - ph->grace_start;
+	ph->now = PH_DONE;
 }
 
 void task_kill(struct corral *c, struct task *t)
@@ -136,27 +143,28 @@ static bool ept_holds(struct corral *c, struct task *t, int sig)
 			e->want_sig = 0;
 		}
 		e->arrived = true;
-		c->ept_news = true;
+		OWN(c, phase)->ept_held++;
 	}
 	return e->stopped;
 }
 
 void task_resume(struct corral *c, struct task *t, int sig)
 {
+	const struct phase_part *ph = &c->phase;
 	if (ept_holds(c, t, sig)) {
 		if (t->state != TS_HELD)
 			table_set_state(&c->tab, t, TS_HELD);
-		if (c->phase == PH_KILLING)
+		if (ph->now == PH_KILLING)
 			task_kill(c, t);
 		return;
 	}
-	if (c->holding) {
+	if (ph->holding) {
 		/* Stop-all: every stop is kept; the signal goes in later. */
 		if (t->state != TS_HELD)
 			table_set_state(&c->tab, t, TS_HELD);
 		if (sig)
 			t->pending_sig = sig;
-		if (c->phase == PH_KILLING)
+		if (ph->now == PH_KILLING)
 			task_kill(c, t);
 		return;
 	}

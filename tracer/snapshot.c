@@ -104,8 +104,8 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 	 * it was held already). Holding does not touch the phase, so a
 	 * snapshot in the middle of a grace leaves the ending as it was.
 	 */
-	bool stacks = with_stacks && c->phase <= PH_GRACE;
-	bool hold = stacks && !c->holding;
+	bool stacks = with_stacks && c->phase.now <= PH_GRACE;
+	bool hold = stacks && !c->phase.holding;
 	if (hold)
 		corral_stop_all(c);
 	struct sbuf b = {0};
@@ -134,27 +134,30 @@ int corral_snapshot(struct corral *c, bool with_stacks)
 
 void snapshot_request(struct corral *c, bool with_stacks)
 {
-	c->snap_wanted = true;
-	c->snap_stacks |= with_stacks;
+	struct snapshot_part *sn = OWN(c, snapshot);
+	sn->wanted = true;
+	sn->stacks |= with_stacks;
 	snapshot_tick(c);
 }
 
 double snapshot_due(const struct corral *c)
 {
-	if (!c->snap_wanted)
+	const struct snapshot_part *sn = &c->snapshot;
+	if (!sn->wanted)
 		return -1;
 	/* snap_last is 0 before the first: the first is due at once. */
-	return c->snap_last > 0 ? c->snap_last + SNAP_INTERVAL : 0;
+	return sn->last > 0 ? sn->last + SNAP_INTERVAL : 0;
 }
 
 void snapshot_tick(struct corral *c)
 {
+	struct snapshot_part *sn = OWN(c, snapshot);
 	double due = snapshot_due(c);
 	double now = run_time(c);
 	if (due < 0 || now < due)
 		return;
-	bool stacks = c->snap_stacks;
-	c->snap_wanted = c->snap_stacks = false;
-	c->snap_last = now > 0 ? now : 1e-9;
+	bool stacks = sn->stacks;
+	sn->wanted = sn->stacks = false;
+	sn->last = now > 0 ? now : 1e-9;
 	corral_snapshot(c, stacks);
 }

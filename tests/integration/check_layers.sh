@@ -84,4 +84,44 @@ int bottom_fn(void) { return 1; }'
 mini "a file not drawn" 1 'tracer/extra.c=int extra_fn(void) { return 4; }'
 mini "the CLI past corral.h" 1 'cli/main.c=int bottom_fn(void); int main(void) { return bottom_fn(); }'
 
+
+# One writer per part of struct corral (tests/check-owners.py): the tree
+# keeps to it, and a part taken writable by another file, a part that is
+# not const, a part the docs do not list are each caught.
+OWNERS=$ROOT/tests/check-owners.py
+RUN_LABEL="owners: the tree"
+python3 "$OWNERS" --root "$ROOT" >"$T/out" 2>&1 ||
+	fail "a part of struct corral has more than one writer: $(cat "$T/out")"
+owners() { # label, expected complaint (empty: none), then "file=source"
+	local label=$1 want=$2
+	shift 2
+	RUN_LABEL="owners: $label"
+	rm -rf "$T/o"
+	mkdir -p "$T/o/docs" "$T/o/tracer/low"
+	printf '## Who writes what\n\n| part | owner |\n|---|---|\n| `c->phase` | phase.c |\n\n## Next\n' >"$T/o/docs/design.md"
+	printf 'struct phase_part { int now; };\nstruct corral {\n\tint n;\n\tconst struct phase_part phase;\n};\n' >"$T/o/tracer/internal.h"
+	printf 'void f(struct corral *c) { OWN(c, phase)->now = 1; }\n' >"$T/o/tracer/low/phase.c"
+	printf 'int g(const struct corral *c) { return c->phase.now; }\n' >"$T/o/tracer/engine.c"
+	local kv
+	for kv in "$@"; do
+		printf '%s\n' "${kv#*=}" >"$T/o/${kv%%=*}"
+	done
+	if python3 "$OWNERS" --root "$T/o" >"$T/out" 2>&1; then
+		[ -z "$want" ] || fail "not caught ($want)"
+	else
+		[ -n "$want" ] || fail "caught: $(cat "$T/out")"
+		grep -q -- "$want" "$T/out" || fail "not the expected complaint: $(cat "$T/out")"
+	fi
+}
+owners "as declared" ""
+owners "another file takes it writable" 'tracer/engine.c takes c->phase writable' \
+	'tracer/engine.c=void g(struct corral *c) { OWN(c, phase)->now = 2; }'
+owners "a part not const" 'part phase is not const' \
+	'tracer/internal.h=struct corral { struct phase_part phase; };'
+owners "a part without its file" 'part ending has no owner' \
+	'tracer/internal.h=struct corral { const struct phase_part phase; const struct ending_part ending; };'
+owners "a part the docs do not list" 'does not name the part `c->snap`' \
+	'tracer/internal.h=struct corral { const struct phase_part phase; const struct snap_part snap; };' \
+	'tracer/snap.c=int s;'
+
 done_test

@@ -30,7 +30,7 @@ static void test_timeout_grace_runs_out(void **state)
 	assert_int_equal(corral_step(c, -1), 1);
 	/* Woken by the deadline, not before and not after. */
 	assert_true(M.clock == 5.0);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_true(
 		jline_has(c, "\"event\":\"ending\"", "\"reason\":\"timeout\""));
 	assert_term_round(mark, SIGTERM);
@@ -45,7 +45,7 @@ static void test_timeout_grace_runs_out(void **state)
 	assert_stop_then_kill(grace_end);
 	/* No second SIGTERM round. */
 	assert_int_equal(mock_count(&M, grace_end, -SIGTERM, ROOT, -1), 0);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->tab.live, 0);
 	assert_true(c->finished);
 	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
@@ -118,7 +118,7 @@ static void test_second_request_cancels_grace(void **state)
 	struct corral *c = tree_at_zero();
 	c->cfg.kill_after = 10;
 	corral_request_end(c, CORRAL_REASON_REQUEST);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_term_round(0, SIGTERM);
 	int mark = M.ncalls;
 	/* One second into the grace: ^C (SIGINT from outside the tree). */
@@ -127,7 +127,7 @@ static void test_second_request_cancels_grace(void **state)
 	assert_int_equal(corral_step(c, -1), 0);
 	assert_true(M.clock == 1.0);
 	assert_stop_then_kill(mark);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
 	assert_int_equal(jcount(c, "\"event\":\"ending\""), 1);
 	assert_true(
@@ -152,7 +152,7 @@ static void test_timeout_cuts_a_grace(void **state)
 	mock_exit(&M, 102, ST_EXIT(0));
 	mock_exit(&M, ROOT, ST_EXIT(0));
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
 	/* What it left is journaled, then told to end. */
 	assert_true(jpos(c, "\"event\":\"left\",\"t\":1.000000,\"pid\":101") >=
@@ -186,14 +186,14 @@ static void test_stop_resume_in_grace_still_ends(void **state)
 	M.clock = 0.5;
 	assert_int_equal(corral_stop_all(c), NPROCS + NTHREADS);
 	assert_int_equal(corral_resume_all(c), 0);
-	assert_int_equal(c->phase, PH_GRACE);
-	assert_false(c->holding);
+	assert_int_equal(c->phase.now, PH_GRACE);
+	assert_false(c->phase.holding);
 	int mark = M.ncalls;
 	/* The loop sleeps out what is left of the grace (1.5 s), then ends
 	 * the tree. */
 	assert_int_equal(corral_step(c, -1), 0);
 	assert_true(M.clock == 2.0);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	for (int i = 0; i < NPROCS; i++)
 		assert_int_equal(
 			mock_count(&M, mark, -SIGKILL, TREE_PROCS[i], -1), 1);
@@ -223,7 +223,7 @@ static void test_stacks_at_timeout(void **state)
 	/* 104 has no stack to give: its unwind fails. */
 	int mark = M.ncalls;
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	int first_term = call_at(mark, -SIGTERM, ROOT);
 	assert_true(first_term > 0);
 	for (pid_t p = 100; p <= 104; p++) {
@@ -255,7 +255,7 @@ static void test_stacks_at_timeout(void **state)
 			      "\"frames\":[],\"error\":\"No such process\""));
 	assert_int_equal(c->res.stacks, 5);
 	/* The tree runs its grace: nothing held. */
-	assert_false(c->holding);
+	assert_false(c->phase.holding);
 	assert_int_equal(c->tab.nstate[TS_RUNNING], NPROCS + NTHREADS);
 	mock_free(c);
 }
@@ -307,7 +307,7 @@ static void test_journal_strict_loss_ends(void **state)
 	mock_wait(&M, 103, ST_STOP(SIGUSR1, 0)); /* a signal: one line */
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_true(M.clock == 0.0); /* not at a deadline: at once */
 	/* The member got its signal (after the line's attempt), then the
 	 * ending's SIGTERM round. */
@@ -316,7 +316,7 @@ static void test_journal_strict_loss_ends(void **state)
 	/* Once: the ending's own lost lines do not begin it again. */
 	assert_int_equal(corral_step(c, -1), 0);
 	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_true(c->res.journal_lost >= 3); /* signal, ending, exits... */
 	assert_int_equal(c->res.exit_code, CORRAL_EXIT_INTERNAL);
 	mock_free(c);

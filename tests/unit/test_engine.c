@@ -244,7 +244,7 @@ static void test_events_after_sigkill(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
 	/* The loop ended on ECHILD with an empty table. */
 	assert_int_equal(c->tab.live, 0);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->res.survivors, 0);
 	mock_free(c);
 }
@@ -283,7 +283,7 @@ static void test_left_behind(void **state)
 	M.more = false;
 	engine_handle(c, ROOT, ST_EXIT(0));
 	/* Decided inside the handler, carried out between batches. */
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	ending_tick(c);
 	assert_true(jpos(c, "\"event\":\"left\"") >= 0);
 	assert_int_equal(c->res.left, 1);
@@ -298,7 +298,7 @@ static void test_max_procs(void **state)
 	struct corral *c = started();
 	c->cfg.max_procs = 2;
 	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	mock_wait(&M, 101, ST_STOP(SIGSTOP, EV_STOP));
 	mock_wait(&M, 102, ST_STOP(SIGSTOP, EV_STOP));
 	mock_wait(&M, ROOT, ST_KILLED(SIGKILL));
@@ -309,7 +309,7 @@ static void test_max_procs(void **state)
 	/* No SIGTERM round for a fork bomb. */
 	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 0);
 	ending_tick(c);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->tab.live, 0);
 	mock_free(c);
 }
@@ -608,22 +608,22 @@ static struct corral *grace_requested(void)
 static void test_resume_keeps_the_ending(void **state)
 {
 	struct corral *c = grace_requested();
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 1);
 	/* Stop-all: ROOT answers the interrupt. */
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	assert_int_equal(corral_stop_all(c), 1);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	int mark = M.ncalls;
 	assert_int_equal(corral_resume_all(c), 0);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	/* Still ending, with the same deadline. */
-	assert_int_equal(c->phase, PH_GRACE);
-	assert_false(c->holding);
+	assert_int_equal(c->phase.now, PH_GRACE);
+	assert_false(c->phase.holding);
 	M.clock = 101;
 	ending_tick(c);
-	assert_int_equal(c->phase, PH_GRACE); /* the grace is not over */
+	assert_int_equal(c->phase.now, PH_GRACE); /* the grace is not over */
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 0);
 	/* The grace runs out: stop-all, kill-all, done. */
 	M.clock = 102.5;
@@ -632,7 +632,7 @@ static void test_resume_keeps_the_ending(void **state)
 	M.more = false;
 	ending_tick(c);
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 1);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
 	assert_int_equal(c->tab.live, 0);
 	mock_free(c);
@@ -646,8 +646,8 @@ static void test_snapshot_keeps_the_ending(void **state)
 	M.more = true;
 	/* The unwinder fails on a mock task: 0 frames, never a crash. */
 	assert_int_equal(corral_snapshot(c, true), 1);
-	assert_int_equal(c->phase, PH_GRACE);
-	assert_false(c->holding);
+	assert_int_equal(c->phase.now, PH_GRACE);
+	assert_false(c->phase.holding);
 	assert_int_equal(table_find(&c->tab, ROOT)->state, TS_RUNNING);
 	mock_free(c);
 }
@@ -677,7 +677,7 @@ static void test_kill_wait_gives_up(void **state)
 	M.more = true;
 	corral_kill_all(c);
 	assert_int_equal(c->res.dying, 1);
-	assert_int_equal(c->phase, PH_DONE);
+	assert_int_equal(c->phase.now, PH_DONE);
 	/* Who: 101, reported at 1 s, 2 s and when giving up at 3 s. */
 	assert_int_equal(jcount(c, "\"event\":\"dying\""), 3);
 	assert_true(jpos(c, "\"waited\":1.0") >= 0);

@@ -220,7 +220,7 @@ static void test_tracer_death_releases(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
 	assert_int_equal(jcount(c, "\"action\":\"tracer-exit\""), 2);
-	assert_null(c->ept_list);
+	assert_null(c->eptrace.list);
 	mock_free(c);
 }
 
@@ -265,7 +265,7 @@ static void test_stop_all_and_kill_all_during_hold(void **state)
 	/* kill-all: every process gets SIGKILL, the held ones too. */
 	assert_true(corral_kill_all(c) >= 0);
 	assert_int_equal(c->tab.live, 0);
-	assert_null(c->ept_list);
+	assert_null(c->eptrace.list);
 	mock_free(c);
 }
 
@@ -293,7 +293,7 @@ static void test_refused_like_the_kernel(void **state)
 	mock_creds(&M, 102)->pidns = 2;
 	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, 102, 0, 0), -ESRCH);
 	assert_int_equal(mock_count(&M, mark, PTRACE_INTERRUPT, TRACEE, -1), 0);
-	assert_null(c->ept_list);
+	assert_null(c->eptrace.list);
 	/* A request nobody emulates: EIO, journaled once. */
 	assert_int_equal(pt(c, TRACER, PTRACE_TRACEME, 0, 0, 0), -EPERM);
 	assert_int_equal(jcount(c, "PTRACE_TRACEME"), 1);
@@ -364,7 +364,7 @@ static void test_escape_modes(void **state)
 	c = started(CORRAL_ESCAPE_DENY);
 	assert_int_equal(pt(c, TRACER, PTRACE_ATTACH, TRACEE, 0, 0), -EPERM);
 	assert_true(jpos(c, "\"verdict\":\"deny\"") >= 0);
-	assert_null(c->ept_list);
+	assert_null(c->eptrace.list);
 	mock_free(c);
 }
 
@@ -629,7 +629,7 @@ static void test_exit_collected_later(void **state)
 	wait_for(c, TRACER, -1, STATUS, __WALL);
 	assert_false(skipped());
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACER, 0), 1);
-	assert_null(c->ept_zombies);
+	assert_null(c->eptrace.zombies);
 	mock_free(c);
 }
 
@@ -800,7 +800,7 @@ static void test_tracer_death_during_syscall_trace(void **state)
 	assert_int_equal(M.regs.orig_rax, SYS_seccomp);
 	assert_true(corral_kill_all(c) >= 0);
 	assert_int_equal(c->tab.live, 0);
-	assert_null(c->ept_list);
+	assert_null(c->eptrace.list);
 	mock_free(c);
 }
 #endif

@@ -36,7 +36,7 @@ static void test_signal_from_outside_ends(void **state)
 		int mark = M.ncalls;
 		mock_signal(&M, sig, 4242);
 		assert_int_equal(corral_step(c, -1), 1);
-		assert_int_equal(c->phase, PH_GRACE);
+		assert_int_equal(c->phase.now, PH_GRACE);
 		assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
 		assert_int_equal(c->res.term_signal, sig);
 		char want[64];
@@ -70,7 +70,7 @@ static void test_signal_from_member_denied(void **state)
 	int mark = M.ncalls;
 	mock_signal(&M, SIGTERM, 103);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	assert_int_equal(c->res.reason, CORRAL_REASON_NONE);
 	assert_true(jline_has(c, "\"event\":\"denied\"", "\"pid\":103"));
 	assert_true(jline_has(c, "\"event\":\"denied\"",
@@ -85,7 +85,7 @@ static void test_signal_from_member_denied(void **state)
 	/* A thread's signal is its process's: also a member. */
 	mock_signal(&M, SIGINT, 104);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	assert_int_equal(jcount(c, "\"event\":\"denied\""), 2);
 	mock_free(c);
 }
@@ -113,7 +113,7 @@ static void test_signal_from_member_gone(void **state)
 	M.clock = 3;
 	mock_signal(&M, SIGTERM, 103);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	assert_true(jline_has(c, "\"event\":\"denied\"", "\"pid\":103"));
 	/*
 	 * Later (that read is the previous one now), pid 103 is someone
@@ -122,7 +122,7 @@ static void test_signal_from_member_gone(void **state)
 	M.clock = 4;
 	mock_signal(&M, SIGTERM, 103);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
 	assert_int_equal(jcount(c, "\"event\":\"denied\""), 1);
 	mock_free(c);
@@ -141,14 +141,14 @@ static void test_parent_death(void **state)
 	assert_int_equal(c->parent, 50); /* as the seam said at the start */
 	mock_signal(&M, SIGUSR2, 4242); /* anyone may send it */
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	assert_int_equal(jpos(c, "\"event\":\"ending\""), -1);
 	/* The shell dies: corral is reparented (to init, or a subreaper). */
 	M.ppid = 1;
 	int mark = M.ncalls;
 	mock_signal(&M, SIGUSR2, 0);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_true(
 		jline_has(c, "\"event\":\"ending\"", "\"reason\":\"parent\""));
 	assert_term_round(mark, SIGTERM);
@@ -199,7 +199,7 @@ static void test_sigusr1_snapshots_coalesced(void **state)
 	assert_true(snapshot_due(c) < 0);
 	/* Snapshots stop nothing and end nothing. */
 	assert_int_equal(mock_count(&M, 0, PTRACE_INTERRUPT, ROOT, -1), 0);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	mock_free(c);
 }
 
@@ -223,11 +223,11 @@ static void test_signal_read_while_the_queue_never_empties(void **state)
 		mock_wait(&M, i % 2 ? 101 : 103, ST_STOP(SIGUSR1, 0));
 	assert_int_equal(corral_step(c, -1), 1); /* woken, first batch */
 	assert_false(c->queue_empty);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	mock_signal(&M, SIGTERM, 4242);
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_false(c->queue_empty); /* still no sleep */
-	assert_int_equal(c->phase, PH_GRACE);
+	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
 	assert_int_equal(c->res.term_signal, SIGTERM);
 	assert_true(jline_has(c, "\"event\":\"ending\"", "\"signal\":\"SIGTERM\""));

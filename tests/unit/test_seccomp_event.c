@@ -160,7 +160,7 @@ static void test_log_mode_runs_it(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"log\"") >= 0);
 	assert_int_equal(c->res.escapes, 1);
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	mock_free(c);
 }
 
@@ -182,7 +182,7 @@ static void test_signal_to_corral_refused_under_log(void **state)
 	assert_true(jline_has(c, "\"event\":\"escape\"", want));
 	assert_true(
 		jline_has(c, "\"event\":\"escape\"", "\"verdict\":\"deny\""));
-	assert_int_equal(c->phase, PH_RUN);
+	assert_int_equal(c->phase.now, PH_RUN);
 	mock_free(c);
 }
 
