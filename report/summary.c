@@ -397,7 +397,9 @@ static void list_marks(const struct ctx *c, const char *title, int kind,
 	more(c, n);
 }
 
-static void summary_text(const struct ctx *c)
+/* The table's first rows: which journal, what was run, where, for how long
+ * and with what result. */
+static void text_head(const struct ctx *c)
 {
 	const struct corral_report *m = c->m;
 	FILE *f = c->f;
@@ -436,6 +438,12 @@ static void summary_text(const struct ctx *c)
 	result_row(c);
 	if (m->timeout > 0)
 		row(c, "timeout", "%gs", m->timeout);
+}
+
+/* The counts of members by how they ended, and of events. */
+static void text_counts(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
 	char setup[96] = "";
 	if (m->n_setup) /* --sandbox: bubblewrap's own, ended as designed */
 		snprintf(
@@ -457,6 +465,14 @@ static void summary_text(const struct ctx *c)
 	if (m->n_cores)
 		row(c, "cores", "%lu core file(s): see the processes below",
 		    m->n_cores);
+}
+
+/* What the journal's end says was not ended: aborted FUSE connections,
+ * survivors (json_leftovers' rows). */
+static void text_leftovers(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	for (size_t i = 0; i < m->nfuse; i++) {
 		const struct rfuse *fu = &m->fuse[i];
 		row_begin(c, "fuse abort");
@@ -478,6 +494,14 @@ static void summary_text(const struct ctx *c)
 		}
 		row_end(c);
 	}
+}
+
+/* How the tree was ended, and whether the journal itself came through:
+ * lines lost, the file changed on disk, its digest chain. */
+static void text_ending(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
 	if (m->has_ending) {
 		/* "the tree was ended from 0.3s because the timeout
 		 * expired: grace ..." (the journal's "ending" event) */
@@ -522,72 +546,98 @@ static void summary_text(const struct ctx *c)
 			    "(corral verify)");
 		break;
 	}
+}
 
-	list_failed(c);
+/* One of the top lists: the TOP_N members with the most of by(); with_end
+ * adds how each ended (json_top's text). */
+static void text_top(const struct ctx *c, const char *title,
+		     double (*by)(const struct corral_report *, int),
+		     bool with_end)
+{
+	const struct corral_report *m = c->m;
 	int idx[TOP_N];
-	int n = top(m, life, idx);
-	if (n) {
-		heading(c, "longest running", (size_t)n);
-		for (int i = 0; i < n; i++) {
-			bullet(c);
-			fprintf(f, "%.3fs %d ", life(m, idx[i]),
-				m->procs[idx[i]].pid);
-			argv_of(c, idx[i]);
-			fputc('\n', f);
-		}
-	}
-	n = top(m, to_end, idx);
-	if (n) {
-		heading(c, "slowest to end after the ending began", (size_t)n);
-		for (int i = 0; i < n; i++) {
+	int n = top(m, by, idx);
+	if (!n)
+		return;
+	heading(c, title, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		bullet(c);
+		fprintf(c->f, "%.3fs %d ", by(m, idx[i]), m->procs[idx[i]].pid);
+		argv_of(c, idx[i]);
+		if (with_end) {
 			char how[64];
 			rpt_proc_end_text(m, idx[i], how, sizeof(how));
-			bullet(c);
-			fprintf(f, "%.3fs %d ", to_end(m, idx[i]),
-				m->procs[idx[i]].pid);
-			argv_of(c, idx[i]);
-			fprintf(f, " [%s]\n", how);
+			fprintf(c->f, " [%s]", how);
 		}
+		fputc('\n', c->f);
 	}
+}
+
+/* The lines the chain found altered, as they were read. */
+static void text_altered(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	if (!m->altered_lines)
+		return;
+	heading(c, "altered lines (shown as read)", m->altered_lines);
+	size_t k = 0;
+	for (size_t i = 0; i < m->nmarks && k < LIST_MAX; i++) {
+		const struct rmark *mk = &m->marks[i];
+		if (mk->kind != MK_ALTERED)
+			continue;
+		k++;
+		bullet(c);
+		fprintf(f, "line %lu: ", mk->line);
+		esc_put(f, mk->text, kind(c, false));
+		if (mk->proc >= 0) {
+			fprintf(f, ", about %d ", m->procs[mk->proc].pid);
+			argv_of(c, mk->proc);
+		}
+		fputc('\n', f);
+	}
+	more(c, m->altered_lines);
+}
+
+/* What the reader noticed in the journal (the list's last section). */
+static void text_notes(const struct ctx *c)
+{
+	const struct corral_report *m = c->m;
+	FILE *f = c->f;
+	if (!m->nnotes)
+		return;
+	heading(c, "notes", m->nnotes + m->notes_dropped);
+	for (size_t i = 0; i < m->nnotes; i++) {
+		bullet(c);
+		if (m->notes[i].line)
+			fprintf(f, "line %lu: ", m->notes[i].line);
+		esc_put(f, m->notes[i].msg, kind(c, false));
+		fputc('\n', f);
+	}
+	if (m->notes_dropped) {
+		bullet(c);
+		fprintf(f, "... and %lu more\n", m->notes_dropped);
+	}
+}
+
+/* The run's table (what ran, the counts, what was not ended, the ending and
+ * the journal's own state), then the lists of members and marks. */
+static void summary_text(const struct ctx *c)
+{
+	text_head(c);
+	text_counts(c);
+	text_leftovers(c);
+	text_ending(c);
+	list_failed(c);
+	text_top(c, "longest running", life, false);
+	text_top(c, "slowest to end after the ending began", to_end, true);
 	list_how(c, "no exit seen", HOW_UNKNOWN);
-	list_marks(c, "escapes", MK_ESCAPE, m->n_escapes);
-	list_marks(c, "stacks", MK_STACK, m->n_stacks);
+	list_marks(c, "escapes", MK_ESCAPE, c->m->n_escapes);
+	list_marks(c, "stacks", MK_STACK, c->m->n_stacks);
 	list_marks(c, "emulated ptrace (who traced whom)", MK_PTRACE,
-		   m->n_ptrace);
-	if (m->altered_lines) {
-		heading(c, "altered lines (shown as read)", m->altered_lines);
-		size_t k = 0;
-		for (size_t i = 0; i < m->nmarks && k < LIST_MAX; i++) {
-			const struct rmark *mk = &m->marks[i];
-			if (mk->kind != MK_ALTERED)
-				continue;
-			k++;
-			bullet(c);
-			fprintf(f, "line %lu: ", mk->line);
-			esc_put(f, mk->text, kind(c, false));
-			if (mk->proc >= 0) {
-				fprintf(f, ", about %d ",
-					m->procs[mk->proc].pid);
-				argv_of(c, mk->proc);
-			}
-			fputc('\n', f);
-		}
-		more(c, m->altered_lines);
-	}
-	if (m->nnotes) {
-		heading(c, "notes", m->nnotes + m->notes_dropped);
-		for (size_t i = 0; i < m->nnotes; i++) {
-			bullet(c);
-			if (m->notes[i].line)
-				fprintf(f, "line %lu: ", m->notes[i].line);
-			esc_put(f, m->notes[i].msg, kind(c, false));
-			fputc('\n', f);
-		}
-		if (m->notes_dropped) {
-			bullet(c);
-			fprintf(f, "... and %lu more\n", m->notes_dropped);
-		}
-	}
+		   c->m->n_ptrace);
+	text_altered(c);
+	text_notes(c);
 }
 
 /* ---------------------------------------------------------------- json */
