@@ -491,8 +491,8 @@ static int ev_create(struct corral_report *m, const struct jdoc *d,
 		link_child(m, parent, c);
 		/* it runs what its creator runs now, until it execs */
 		const struct rproc *pp = &m->procs[parent];
-		p->fork_exec = pp->last_exec >= 0 ? pp->last_exec
-						  : pp->fork_exec;
+		p->fork_exec =
+			pp->last_exec >= 0 ? pp->last_exec : pp->fork_exec;
 		p->fork_gen = pp->last_exec >= 0 ? 1 : pp->fork_gen + 1;
 	}
 	return 0;
@@ -904,125 +904,134 @@ static const char *status_msg(enum jr_status s)
 	}
 }
 
-int rpt_build(struct corral_report *m, struct jreader *r, char *err,
-	      size_t errlen)
+/*
+ * What the reader said of a line, before it is an event: 0 an event to
+ * read, 1 the journal is cut here (noted; stop reading), else -errno with
+ * err written.
+ */
+static int read_status(struct corral_report *m, const struct jreader *r,
+		       enum jr_status st, unsigned long line, bool started,
+		       char *err, size_t errlen)
 {
-	bool started = false;
-	unsigned long starts = 0; /* start lines read (a pipe's runs) */
-	for (;;) {
-		enum jr_status st = jr_next(r);
-		if (st == JR_EOF)
-			break;
-		if (st == JR_BLANK)
-			continue;
-		unsigned long line = r->line;
-		/* Only the run of the last end line (api.c, check_chain()). */
-		if (m->sel_first && (line < m->sel_first || line > m->sel_last) &&
-		    st != JR_IOERR && st != JR_NOMEM)
-			continue;
-		if (st == JR_CUT && started) {
-			/* corral was killed while writing, or the file was cut
-			 */
-			m->cut = true;
-			m->cut_line = line;
-			rpt_note(m, line,
-				 "the journal is cut here (an incomplete last "
-				 "line, ignored): corral was killed or the "
-				 "file was truncated");
-			break;
-		}
-		if (st == JR_BAD || st == JR_CUT) {
-			snprintf(err, errlen, "line %lu: %s", line, r->err);
-			return -EINVAL;
-		}
-		if (st == JR_IOERR) {
-			snprintf(err, errlen, "%s", r->err);
-			return -EIO;
-		}
-		if (st != JR_OK) {
-			snprintf(err, errlen, "line %lu: %s", line,
-				 status_msg(st));
-			return st == JR_NOMEM ? -ENOMEM : -EINVAL;
-		}
-		m->lines = line;
-		const struct jdoc *d = &r->doc;
-		const struct jnode *o = jd_node(d, 0);
-		const char *ev = jd_string(d, o, "event", NULL);
-		double t = 0;
-		if (!o || o->type != J_OBJ || !ev) {
-			snprintf(err, errlen,
-				 "line %lu: not a journal event (a JSON object "
-				 "with an \"event\" string)%s",
-				 line, started ? "" : ": not a corral journal");
-			return -EINVAL;
-		}
-		if (!jd_num(d, o, "t", &t) && strcmp(ev, "start")) {
-			snprintf(err, errlen,
-				 "line %lu: event \"%.40s\" has no "
-				 "time (\"t\")",
-				 line, ev);
-			return -EINVAL;
-		}
-		if (!strcmp(ev, "start"))
-			starts++;
-		if (!started) {
-			if (strcmp(ev, "start")) {
-				snprintf(err, errlen,
-					 "line %lu: not a corral journal (the "
-					 "first event is \"%.40s\", not "
-					 "\"start\")",
-					 line, ev);
-				return -EINVAL;
-			}
-			started = true;
-			ev_start(m, d, o, t);
-			int v = rpt_line_altered(m, line);
-			if (v >= 0) {
-				m->altered_lines++;
-				int k = add_mark(m, MK_ALTERED, t, -1, 0, line);
-				if (k >= 0)
-					m->marks[k].text = us_dup(
-						corral_line_verdict_name(v),
-						strlen(corral_line_verdict_name(
-							v)));
-			}
-			if (m->schema > CORRAL_JOURNAL_SCHEMA + 1)
-				rpt_note(m, line,
-					 "schema %d is newer than this report "
-					 "knows: what it does not know is "
-					 "ignored",
-					 m->schema);
-			continue;
-		}
-		m->events++;
-		if (t > m->t_last)
-			m->t_last = t;
-		int e = event(m, d, o, ev, t, line);
-		int v = rpt_line_altered(m, line);
-		if (v >= 0 && e >= 0) {
-			/* shown as read, and marked on its process */
-			m->altered_lines++;
-			int pid = num_i(d, o, "pid");
-			int p = pid > 0 ? proc_of(m, pid) : -1;
-			int k = add_mark(m, MK_ALTERED, t, p, pid, line);
-			if (k >= 0)
-				m->marks[k].text = us_dup(
-					corral_line_verdict_name(v),
-					strlen(corral_line_verdict_name(v)));
-		}
-		if (e < 0) {
-			snprintf(err, errlen, "line %lu: %s", line,
-				 strerror(-e));
-			return e;
-		}
-		if (e > 0)
-			rpt_note(m, line, "event \"%s\" without a pid: ignored",
-				 ev);
+	if (st == JR_CUT && started) {
+		/* corral was killed while writing, or the file was cut */
+		m->cut = true;
+		m->cut_line = line;
+		rpt_note(m, line,
+			 "the journal is cut here (an incomplete last "
+			 "line, ignored): corral was killed or the "
+			 "file was truncated");
+		return 1;
 	}
-	if (!started) {
-		snprintf(err, errlen, "empty: not a corral journal");
+	if (st == JR_BAD || st == JR_CUT) {
+		snprintf(err, errlen, "line %lu: %s", line, r->err);
 		return -EINVAL;
 	}
+	if (st == JR_IOERR) {
+		snprintf(err, errlen, "%s", r->err);
+		return -EIO;
+	}
+	if (st != JR_OK) {
+		snprintf(err, errlen, "line %lu: %s", line, status_msg(st));
+		return st == JR_NOMEM ? -ENOMEM : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A line is an event: an object with an "event" string and, but for the
+ * start, a time; the first is the start. Sets *evp and *tp; 0, or -EINVAL
+ * with err written.
+ */
+static int check_event(const struct jdoc *d, unsigned long line, bool started,
+		       const char **evp, double *tp, char *err, size_t errlen)
+{
+	const struct jnode *o = jd_node(d, 0);
+	const char *ev = jd_string(d, o, "event", NULL);
+	*tp = 0;
+	if (!o || o->type != J_OBJ || !ev) {
+		snprintf(err, errlen,
+			 "line %lu: not a journal event (a JSON object "
+			 "with an \"event\" string)%s",
+			 line, started ? "" : ": not a corral journal");
+		return -EINVAL;
+	}
+	if (!jd_num(d, o, "t", tp) && strcmp(ev, "start")) {
+		snprintf(err, errlen,
+			 "line %lu: event \"%.40s\" has no "
+			 "time (\"t\")",
+			 line, ev);
+		return -EINVAL;
+	}
+	if (!started && strcmp(ev, "start")) {
+		snprintf(err, errlen,
+			 "line %lu: not a corral journal (the "
+			 "first event is \"%.40s\", not "
+			 "\"start\")",
+			 line, ev);
+		return -EINVAL;
+	}
+	*evp = ev;
+	return 0;
+}
+
+/* A line the chain found altered is shown as read, and marked (on its
+ * process, p >= 0, when it names one). */
+static void mark_if_altered(struct corral_report *m, unsigned long line,
+			    double t, int p, int pid)
+{
+	int v = rpt_line_altered(m, line);
+	if (v < 0)
+		return;
+	m->altered_lines++;
+	int k = add_mark(m, MK_ALTERED, t, p, pid, line);
+	if (k >= 0)
+		m->marks[k].text = us_dup(corral_line_verdict_name(v),
+					  strlen(corral_line_verdict_name(v)));
+}
+
+/* The start line: the run's head. */
+static void read_start(struct corral_report *m, const struct jdoc *d,
+		       unsigned long line, double t)
+{
+	ev_start(m, d, jd_node(d, 0), t);
+	mark_if_altered(m, line, t, -1, 0);
+	if (m->schema > CORRAL_JOURNAL_SCHEMA + 1)
+		rpt_note(m, line,
+			 "schema %d is newer than this report "
+			 "knows: what it does not know is "
+			 "ignored",
+			 m->schema);
+}
+
+/* Any other event; 0, or -errno with err written. */
+static int read_event(struct corral_report *m, const struct jdoc *d,
+		      const char *ev, unsigned long line, double t, char *err,
+		      size_t errlen)
+{
+	const struct jnode *o = jd_node(d, 0);
+	m->events++;
+	if (t > m->t_last)
+		m->t_last = t;
+	int e = event(m, d, o, ev, t, line);
+	if (e >= 0) {
+		int pid = num_i(d, o, "pid");
+		mark_if_altered(m, line, t, pid > 0 ? proc_of(m, pid) : -1,
+				pid);
+	}
+	if (e < 0) {
+		snprintf(err, errlen, "line %lu: %s", line, strerror(-e));
+		return e;
+	}
+	if (e > 0)
+		rpt_note(m, line, "event \"%s\" without a pid: ignored", ev);
+	return 0;
+}
+
+/* Once every line is read: what the reader has to say of the whole (runs,
+ * the end line, the chain, events it does not know). */
+static void whole_notes(struct corral_report *m, unsigned long starts)
+{
 	if (m->sel_first)
 		rpt_note(m, m->sel_first,
 			 "the file holds %zu runs: shown is run %u (lines "
@@ -1060,6 +1069,52 @@ int rpt_build(struct corral_report *m, struct jreader *r, char *err,
 			 "%lu event(s) of a type this report does not "
 			 "know: ignored",
 			 m->unknown_events);
+}
+
+int rpt_build(struct corral_report *m, struct jreader *r, char *err,
+	      size_t errlen)
+{
+	bool started = false;
+	unsigned long starts = 0; /* start lines read (a pipe's runs) */
+	for (;;) {
+		enum jr_status st = jr_next(r);
+		if (st == JR_EOF)
+			break;
+		if (st == JR_BLANK)
+			continue;
+		unsigned long line = r->line;
+		/* Only the run of the last end line (api.c, check_chain()). */
+		if (m->sel_first &&
+		    (line < m->sel_first || line > m->sel_last) &&
+		    st != JR_IOERR && st != JR_NOMEM)
+			continue;
+		int e = read_status(m, r, st, line, started, err, errlen);
+		if (e > 0)
+			break;
+		if (e < 0)
+			return e;
+		m->lines = line;
+		const char *ev;
+		double t;
+		e = check_event(&r->doc, line, started, &ev, &t, err, errlen);
+		if (e < 0)
+			return e;
+		if (!strcmp(ev, "start"))
+			starts++;
+		if (!started) {
+			started = true;
+			read_start(m, &r->doc, line, t);
+			continue;
+		}
+		e = read_event(m, &r->doc, ev, line, t, err, errlen);
+		if (e < 0)
+			return e;
+	}
+	if (!started) {
+		snprintf(err, errlen, "empty: not a corral journal");
+		return -EINVAL;
+	}
+	whole_notes(m, starts);
 	finish(m);
 	return 0;
 }
