@@ -44,9 +44,9 @@
 
 #if defined(__x86_64__)
 
-#define PAGE 4096ul
-#define CHUNK (1ul << 20)
-#define MAX_SEGS 65534 /* e_phnum beyond needs PN_XNUM: not written */
+#define PAGE	   4096ul
+#define CHUNK	   (1ul << 20)
+#define MAX_SEGS   65534 /* e_phnum beyond needs PN_XNUM: not written */
 #define XSTATE_MAX 16384
 #ifndef NT_X86_XSAVE_LAYOUT
 #define NT_X86_XSAVE_LAYOUT 0x205 /* Linux 6.11 */
@@ -59,7 +59,7 @@ struct seg {
 
 struct coredump {
 	pid_t pid;
-	int memfd; /* /proc/PID/mem, opened by the tracing thread; -1 */
+	int memfd;	  /* /proc/PID/mem, opened by the tracing thread; -1 */
 	struct sbuf head; /* ELF header, program headers, notes */
 	struct seg *segs;
 	size_t nsegs;
@@ -212,8 +212,8 @@ static int get_thread(pid_t pid, struct thread *t)
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS, &io) < 0)
 		return -errno;
 	io = (struct iovec){&t->fp, sizeof(t->fp)};
-	t->has_fp = ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRFPREG,
-			   &io) == 0;
+	t->has_fp =
+		ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRFPREG, &io) == 0;
 	t->xstate = malloc(XSTATE_MAX);
 	if (t->xstate) {
 		io = (struct iovec){t->xstate, XSTATE_MAX};
@@ -280,7 +280,7 @@ static void put_prpsinfo(struct sbuf *b, pid_t pid, const struct pstat *s,
 	p.pr_sid = (pid_t)s->f[6];
 	memcpy(p.pr_fname, s->comm, sizeof(p.pr_fname));
 	size_t n = cmdlen < sizeof(p.pr_psargs) - 1 ? cmdlen
-						     : sizeof(p.pr_psargs) - 1;
+						    : sizeof(p.pr_psargs) - 1;
 	memcpy(p.pr_psargs, cmd, n);
 	for (size_t i = 0; i < n; i++)
 		if (!p.pr_psargs[i])
@@ -542,61 +542,71 @@ static void put_phdrs(struct coredump *d, unsigned char *at, size_t notes_off,
 	}
 }
 
-int coredump_prepare(const struct coredump_req *r, struct coredump **out,
-		     unsigned *skipped, char *err, size_t errlen)
-{
-	*out = NULL;
-	*skipped = 0;
-	if (r->pid == getpid()) {
-		snprintf(err, errlen, "refused: that is corral itself");
-		return -EPERM;
-	}
-	char path[64], *status = NULL, *cmd = NULL, *auxv = NULL,
-		       *smaps = NULL, *filt = NULL;
-	size_t status_len = 0, cmd_len = 0, auxv_len = 0, smaps_len = 0,
-	       filt_len = 0;
+/* What /proc says of the process, read before anything is written. */
+struct proc_files {
 	struct pstat ps;
-	struct thread *th = NULL;
-	struct map *maps = NULL;
-	size_t nmaps = 0;
-	int ret;
-	struct coredump *d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->pid = r->pid;
-	snprintf(path, sizeof(path), "/proc/%d/stat", r->pid);
-	ret = read_stat(path, &ps);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto fail;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/smaps", r->pid);
-	ret = slurp(path, &smaps, &smaps_len);
-	if (ret == 0)
-		ret = parse_smaps(smaps, &maps, &nmaps);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto fail;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", r->pid);
-	slurp(path, &status, &status_len);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", r->pid);
-	slurp(path, &cmd, &cmd_len);
-	snprintf(path, sizeof(path), "/proc/%d/auxv", r->pid);
-	slurp(path, &auxv, &auxv_len);
-	unsigned long filter = 0x33; /* the kernel's default */
-	snprintf(path, sizeof(path), "/proc/%d/coredump_filter", r->pid);
-	if (slurp(path, &filt, &filt_len) == 0)
-		filter = strtoul(filt, NULL, 16);
-	snprintf(path, sizeof(path), "/proc/%d/mem", r->pid);
-	d->memfd = open(path, O_RDONLY | O_CLOEXEC);
+	char *status, *cmd, *auxv, *smaps;
+	size_t cmd_len, auxv_len;
+	struct map *maps; /* their paths point into smaps */
+	size_t nmaps;
+	unsigned long filter; /* /proc/PID/coredump_filter */
+};
 
-	/* The threads, first one first; those not in a stop are left out. */
-	th = calloc(r->ntids ? r->ntids : 1, sizeof(*th));
-	if (!th) {
-		ret = -ENOMEM;
-		goto fail;
+static void proc_files_free(struct proc_files *pf)
+{
+	free(pf->maps);
+	free(pf->smaps);
+	free(pf->status);
+	free(pf->cmd);
+	free(pf->auxv);
+}
+
+/*
+ * Its own step: stat and smaps are needed (-errno, err written, without
+ * them), status, cmdline, auxv and coredump_filter are taken as far as they
+ * can be read (the notes go without them, the filter is the kernel's
+ * default).
+ */
+static int read_proc(pid_t pid, struct proc_files *pf, char *err, size_t errlen)
+{
+	char path[64], *filt = NULL;
+	size_t status_len = 0, smaps_len = 0, filt_len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int ret = read_stat(path, &pf->ps);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
 	}
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	ret = slurp(path, &pf->smaps, &smaps_len);
+	if (ret == 0)
+		ret = parse_smaps(pf->smaps, &pf->maps, &pf->nmaps);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	slurp(path, &pf->status, &status_len);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	slurp(path, &pf->cmd, &pf->cmd_len);
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	slurp(path, &pf->auxv, &pf->auxv_len);
+	pf->filter = 0x33; /* the kernel's default */
+	snprintf(path, sizeof(path), "/proc/%d/coredump_filter", pid);
+	if (slurp(path, &filt, &filt_len) == 0)
+		pf->filter = strtoul(filt, NULL, 16);
+	free(filt);
+	return 0;
+}
+
+/*
+ * The threads' registers, first one first (first_index); those not in a
+ * stop are left out and counted in *skipped. th has r->ntids entries (at
+ * least 1); returns how many were taken.
+ */
+static size_t read_threads(const struct coredump_req *r, struct thread *th,
+			   unsigned *skipped)
+{
 	size_t first = first_index(r), nth = 0;
 	for (size_t k = 0; k < r->ntids; k++) {
 		size_t i = k == 0 ? first : (k <= first ? k - 1 : k);
@@ -606,56 +616,48 @@ int coredump_prepare(const struct coredump_req *r, struct coredump **out,
 		else
 			++*skipped, free(th[nth].xstate), th[nth].xstate = NULL;
 	}
-	if (!nth) {
-		snprintf(err, errlen, "no thread of it is stopped");
-		ret = -ESRCH;
-		goto fail;
-	}
+	return nth;
+}
+
+/* The PT_NOTE segment: each thread's notes, the process's with the first
+ * (as the kernel orders them), the XSAVE layout last. */
+static void put_notes(struct sbuf *notes, const struct coredump_req *r,
+		      const struct thread *th, size_t nth,
+		      const struct proc_files *pf)
+{
 	siginfo_t si;
 	bool has_si = r->sig_tid && th[0].tid == r->sig_tid &&
 		      ptrace(PTRACE_GETSIGINFO, r->sig_tid, 0, &si) == 0;
-
-	/* Program headers first (the notes' offset depends on their count). */
-	size_t nsegs = nmaps < MAX_SEGS ? nmaps : MAX_SEGS;
-	d->segs = calloc(nsegs ? nsegs : 1, sizeof(*d->segs));
-	if (!d->segs) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	size_t phoff = sizeof(Elf64_Ehdr);
-	size_t notes_off = phoff + (nsegs + 1) * sizeof(Elf64_Phdr);
-	struct sbuf notes = {0};
 	for (size_t i = 0; i < nth; i++) {
 		int sig = r->sig;
-		put_prstatus(&notes, &th[i], &ps, sig, th[i].tid == r->pid);
+		put_prstatus(notes, &th[i], &pf->ps, sig, th[i].tid == r->pid);
 		if (i == 0) {
-			put_prpsinfo(&notes, r->pid, &ps, status, cmd ? cmd : "",
-				     cmd_len);
+			put_prpsinfo(notes, r->pid, &pf->ps, pf->status,
+				     pf->cmd ? pf->cmd : "", pf->cmd_len);
 			if (has_si)
-				note(&notes, "CORE", NT_SIGINFO, &si,
+				note(notes, "CORE", NT_SIGINFO, &si,
 				     sizeof(si));
-			if (auxv_len)
-				note(&notes, "CORE", NT_AUXV, auxv, auxv_len);
-			put_files(&notes, maps, nmaps);
+			if (pf->auxv_len)
+				note(notes, "CORE", NT_AUXV, pf->auxv,
+				     pf->auxv_len);
+			put_files(notes, pf->maps, pf->nmaps);
 		}
 		if (th[i].has_fp)
-			note(&notes, "CORE", NT_PRFPREG, &th[i].fp,
+			note(notes, "CORE", NT_PRFPREG, &th[i].fp,
 			     sizeof(th[i].fp));
 		if (th[i].xlen)
-			note(&notes, "LINUX", NT_X86_XSTATE, th[i].xstate,
+			note(notes, "LINUX", NT_X86_XSTATE, th[i].xstate,
 			     th[i].xlen);
 	}
 	if (th[0].xlen)
-		put_xsave_layout(&notes);
-	d->threads = (unsigned)nth;
-	if (notes.oom) {
-		sb_free(&notes);
-		ret = -ENOMEM;
-		goto fail;
-	}
-	d->data_off = (notes_off + notes.len + PAGE - 1) & ~(PAGE - 1);
-	layout(d, maps, nmaps, filter, r->max_bytes);
+		put_xsave_layout(notes);
+}
 
+/* The file's head, all of it but the memory: the ELF header, the program
+ * headers (the notes', then one a segment), the notes. 0 or -ENOMEM. */
+static int put_head(struct coredump *d, size_t notes_off,
+		    const struct sbuf *notes)
+{
 	Elf64_Ehdr eh;
 	memset(&eh, 0, sizeof(eh));
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
@@ -666,7 +668,7 @@ int coredump_prepare(const struct coredump_req *r, struct coredump **out,
 	eh.e_type = ET_CORE;
 	eh.e_machine = EM_X86_64;
 	eh.e_version = EV_CURRENT;
-	eh.e_phoff = phoff;
+	eh.e_phoff = sizeof(Elf64_Ehdr);
 	eh.e_ehsize = sizeof(eh);
 	eh.e_phentsize = sizeof(Elf64_Phdr);
 	eh.e_phnum = (uint16_t)(d->nsegs + 1);
@@ -674,17 +676,72 @@ int coredump_prepare(const struct coredump_req *r, struct coredump **out,
 	size_t phlen = (d->nsegs + 1) * sizeof(Elf64_Phdr);
 	unsigned char *ph = calloc(1, phlen);
 	if (ph) {
-		put_phdrs(d, ph, notes_off, notes.len);
+		put_phdrs(d, ph, notes_off, notes->len);
 		sb_put(&d->head, (const char *)ph, phlen);
 		free(ph);
 	}
-	sb_put(&d->head, notes.p, notes.len);
-	sb_free(&notes);
-	if (!ph || d->head.oom) {
+	sb_put(&d->head, notes->p, notes->len);
+	return !ph || d->head.oom ? -ENOMEM : 0;
+}
+
+int coredump_prepare(const struct coredump_req *r, struct coredump **out,
+		     unsigned *skipped, char *err, size_t errlen)
+{
+	*out = NULL;
+	*skipped = 0;
+	if (r->pid == getpid()) {
+		snprintf(err, errlen, "refused: that is corral itself");
+		return -EPERM;
+	}
+	char path[64];
+	struct proc_files pf = {0};
+	struct thread *th = NULL;
+	int ret;
+	struct coredump *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->pid = r->pid;
+	ret = read_proc(r->pid, &pf, err, errlen);
+	if (ret < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "/proc/%d/mem", r->pid);
+	d->memfd = open(path, O_RDONLY | O_CLOEXEC);
+
+	th = calloc(r->ntids ? r->ntids : 1, sizeof(*th));
+	if (!th) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = 0;
+	size_t nth = read_threads(r, th, skipped);
+	if (!nth) {
+		snprintf(err, errlen, "no thread of it is stopped");
+		ret = -ESRCH;
+		goto fail;
+	}
+
+	/* Program headers first (the notes' offset depends on their count). */
+	size_t nsegs = pf.nmaps < MAX_SEGS ? pf.nmaps : MAX_SEGS;
+	d->segs = calloc(nsegs ? nsegs : 1, sizeof(*d->segs));
+	if (!d->segs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	size_t notes_off =
+		sizeof(Elf64_Ehdr) + (nsegs + 1) * sizeof(Elf64_Phdr);
+	struct sbuf notes = {0};
+	put_notes(&notes, r, th, nth, &pf);
+	d->threads = (unsigned)nth;
+	if (notes.oom) {
+		sb_free(&notes);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	d->data_off = (notes_off + notes.len + PAGE - 1) & ~(PAGE - 1);
+	layout(d, pf.maps, pf.nmaps, pf.filter, r->max_bytes);
+	ret = put_head(d, notes_off, &notes);
+	sb_free(&notes);
+	if (ret < 0)
+		goto fail;
 	*out = d;
 	d = NULL;
 fail:
@@ -694,12 +751,7 @@ fail:
 		for (size_t i = 0; i < r->ntids; i++)
 			free(th[i].xstate);
 	free(th);
-	free(maps);
-	free(smaps);
-	free(status);
-	free(cmd);
-	free(auxv);
-	free(filt);
+	proc_files_free(&pf);
 	coredump_free(d);
 	return ret;
 }
@@ -861,8 +913,7 @@ int coredump_write(struct coredump *d, int fd, double deadline,
 	}
 	if (out->cut && cut_at < d->nsegs) {
 		/* Rewrite the program headers: p_filesz says what is there. */
-		Elf64_Phdr *ph =
-			(Elf64_Phdr *)(d->head.p + sizeof(Elf64_Ehdr));
+		Elf64_Phdr *ph = (Elf64_Phdr *)(d->head.p + sizeof(Elf64_Ehdr));
 		size_t notes_off = ph[0].p_offset, notes_len = ph[0].p_filesz;
 		put_phdrs(d, (unsigned char *)ph, notes_off, notes_len);
 		put_all(fd, ph, (d->nsegs + 1) * sizeof(Elf64_Phdr),
