@@ -701,6 +701,7 @@ int coredump_prepare(const struct coredump_req *r, struct coredump **out,
 	if (!d)
 		return -ENOMEM;
 	d->pid = r->pid;
+	d->memfd = -1; /* not 0: coredump_free would close the caller's fd 0 */
 	ret = read_proc(r->pid, &pf, err, errlen);
 	if (ret < 0)
 		goto fail;
