@@ -30,6 +30,8 @@ override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow -Wno-unused-param
 # The library sees its internal headers; the CLI sees only include/.
 LIB_INC := -Iinclude -Itracer -Isandbox
 CLI_INC := -Iinclude -Icli
+# What libcorral-journal links: no libseccomp, no libunwind (docs/api.md).
+JPKGS   := yajl libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -56,6 +58,18 @@ SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := libcorral.so.$(SOMAJOR)
 SOFILE  := libcorral.so.$(VERSION)
 
+# libcorral-journal: the journal check and the report alone, for a program
+# that reads journals and supervises nothing (docs/api.md, "Two
+# libraries"). Its objects are the library's own, the same .o files; the
+# link (--no-undefined, without libseccomp and libunwind) fails if one of
+# them needs more than these.
+JLIB_SRC := tracer/abi.c tracer/chain.c tracer/grow.c tracer/json.c \
+	tracer/names.c tracer/quote.c tracer/safe_open.c tracer/verify.c \
+	$(wildcard report/*.c)
+JLIB_OBJ := $(JLIB_SRC:%.c=$(BUILD)/obj/%.o)
+JSONAME  := libcorral-journal.so.$(SOMAJOR)
+JSOFILE  := libcorral-journal.so.$(VERSION)
+
 # Installation (GNU names). LIBDIR may be multiarch (debian/rules).
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
@@ -76,7 +90,8 @@ LDCONFIG     ?= ldconfig
         bench bench-quick install uninstall check-deb print-pkgs
 
 all: $(BUILD)/corral $(BUILD)/libcorral.a $(BUILD)/libcorral.so \
-     $(BUILD)/$(SONAME) $(BUILD)/dist/libcorral.a
+     $(BUILD)/$(SONAME) $(BUILD)/dist/libcorral.a \
+     $(BUILD)/libcorral-journal.so $(BUILD)/$(JSONAME) $(BUILD)/dist/libcorral-journal.a
 
 $(BUILD)/obj/cli/%.o: cli/%.c $(PUB_H) $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
@@ -101,24 +116,31 @@ $(BUILD)/libcorral.a: $(LIB_OBJ)
 
 # What is installed: one object whose internal (hidden) symbols are made
 # local, so that a program linking it statically cannot clash with them.
-$(BUILD)/dist/libcorral.a: $(LIB_OBJ)
+$(BUILD)/dist/libcorral.a $(BUILD)/dist/libcorral-journal.a: $(BUILD)/dist/%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(LD) -r -o $(BUILD)/dist/libcorral.o $^
-	objcopy --localize-hidden $(BUILD)/dist/libcorral.o
-	ar rcs $@ $(BUILD)/dist/libcorral.o
+	$(LD) -r -o $(BUILD)/dist/$*.o $^
+	objcopy --localize-hidden $(BUILD)/dist/$*.o
+	ar rcs $@ $(BUILD)/dist/$*.o
+$(BUILD)/dist/libcorral.a: $(LIB_OBJ)
+$(BUILD)/dist/libcorral-journal.a: $(JLIB_OBJ)
 
 # The version script lists what include/ gives default visibility (every
 # global the objects define that is not hidden, but for the compiler's own
-# __* instrumentation), all in node CORRAL_0. The build stops if anything
-# else than corral_* would be exported.
+# __* instrumentation), all in one node: CORRAL_0 for libcorral,
+# CORRAL_JOURNAL_0 for libcorral-journal. The build stops if anything else
+# than corral_* would be exported.
+$(BUILD)/libcorral.map: NODE := CORRAL_$(SOMAJOR)
 $(BUILD)/libcorral.map: $(LIB_OBJ)
-	@{ echo "CORRAL_$(SOMAJOR) {"; echo "	global:"; \
+$(BUILD)/libcorral-journal.map: NODE := CORRAL_JOURNAL_$(SOMAJOR)
+$(BUILD)/libcorral-journal.map: $(JLIB_OBJ)
+$(BUILD)/libcorral.map $(BUILD)/libcorral-journal.map:
+	@{ echo "$(NODE) {"; echo "	global:"; \
 	  readelf -sW $^ | awk '$$5 == "GLOBAL" && $$6 == "DEFAULT" && \
 	    $$7 != "UND" && $$8 !~ /^__/ { print "		" $$8 ";" }' | sort -u; \
 	  echo "	local: *;"; echo "};"; } > $@.tmp
 	@if grep -v '^CORRAL_\|^	global:\|^	local:\|^};\|^		corral_' $@.tmp; then \
-	  echo "libcorral.map: only corral_* may be exported (see above)"; \
+	  echo "$(notdir $@): only corral_* may be exported (see above)"; \
 	  rm -f $@.tmp; exit 1; fi
 	@mv $@.tmp $@
 
@@ -129,6 +151,14 @@ $(BUILD)/$(SOFILE): $(LIB_OBJ) $(BUILD)/libcorral.map
 
 $(BUILD)/$(SONAME) $(BUILD)/libcorral.so: $(BUILD)/$(SOFILE)
 	ln -sfn $(SOFILE) $@
+
+$(BUILD)/$(JSOFILE): $(JLIB_OBJ) $(BUILD)/libcorral-journal.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(JSONAME) \
+		-Wl,--version-script,$(BUILD)/libcorral-journal.map -Wl,--no-undefined \
+		-o $@ $(JLIB_OBJ) $(LDFLAGS) $(shell pkg-config --libs $(JPKGS) 2>/dev/null)
+
+$(BUILD)/$(JSONAME) $(BUILD)/libcorral-journal.so: $(BUILD)/$(JSOFILE)
+	ln -sfn $(JSOFILE) $@
 
 $(BUILD)/corral: $(CLI_OBJ) $(BUILD)/libcorral.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
@@ -207,9 +237,10 @@ soak: deps
 	ADV_RACE_N=20000 TEST_FILTER='adv_race' BUILD=$(BUILD) tests/run.sh integration
 
 # What libcorral links (tests/integration/install_tree.sh checks that
-# debian/control names the Debian packages that provide them).
+# debian/control names the Debian packages that provide them), and
+# libcorral-journal's (JPKGS_ONLY=1).
 print-pkgs:
-	@echo $(PKGS)
+	@echo $(if $(JPKGS_ONLY),$(JPKGS),$(PKGS))
 
 # Installs packages on this machine: CI runs it after make test.
 check-deb: deps
@@ -244,12 +275,20 @@ asan:
 format:
 	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(PUB_H) $(wildcard tracer/*.h sandbox/*.h)
 
-# corral.pc from its template: paths under PREFIX are written relative to
-# ${prefix} (pkg-config --define-prefix can relocate them), Requires.private
-# is PKGS (what libcorral.a needs). Written straight to its place: install
+# corral.pc and corral-journal.pc from their templates: paths under PREFIX
+# are written relative to ${prefix} (pkg-config --define-prefix can relocate
+# them), Requires.private is PKGS or JPKGS (what libcorral.a or
+# libcorral-journal.a needs). Written straight to their place: install
 # writes nothing in $(BUILD), so installs into two DESTDIRs may run at once
 # (the install tests run beside the others in make test).
 pcpath = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+# $(call mkpc,NAME,PKGS): DESTDIR's PKGCONFIGDIR/NAME.pc from NAME.pc.in
+mkpc = sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(call pcpath,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pcpath,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(2)|' \
+	    $(1).pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$(1).pc && \
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/$(1).pc
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
@@ -261,14 +300,14 @@ install: all
 	ln -sfn $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libcorral.so
 	install -m 0644 $(BUILD)/dist/libcorral.a $(DESTDIR)$(LIBDIR)/libcorral.a
+	install -m 0644 $(BUILD)/$(JSOFILE) $(DESTDIR)$(LIBDIR)/$(JSOFILE)
+	ln -sfn $(JSOFILE) $(DESTDIR)$(LIBDIR)/$(JSONAME)
+	ln -sfn $(JSONAME) $(DESTDIR)$(LIBDIR)/libcorral-journal.so
+	install -m 0644 $(BUILD)/dist/libcorral-journal.a $(DESTDIR)$(LIBDIR)/libcorral-journal.a
 	install -m 0644 include/corral.h $(DESTDIR)$(INCLUDEDIR)/corral.h
 	install -m 0644 $(wildcard include/corral/*.h) $(DESTDIR)$(INCLUDEDIR)/corral/
-	sed -e 's|@PREFIX@|$(PREFIX)|' \
-	    -e 's|@LIBDIR@|$(call pcpath,$(LIBDIR))|' \
-	    -e 's|@INCLUDEDIR@|$(call pcpath,$(INCLUDEDIR))|' \
-	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
-	    corral.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
-	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/corral.pc
+	$(call mkpc,corral,$(PKGS))
+	$(call mkpc,corral-journal,$(JPKGS))
 	install -m 0644 docs/corral.1 $(DESTDIR)$(MANDIR)/man1/corral.1
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
@@ -280,6 +319,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/corral \
 	      $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libcorral.so $(DESTDIR)$(LIBDIR)/libcorral.a \
+	      $(DESTDIR)$(LIBDIR)/$(JSOFILE) $(DESTDIR)$(LIBDIR)/$(JSONAME) \
+	      $(DESTDIR)$(LIBDIR)/libcorral-journal.so $(DESTDIR)$(LIBDIR)/libcorral-journal.a \
+	      $(DESTDIR)$(PKGCONFIGDIR)/corral-journal.pc \
 	      $(DESTDIR)$(INCLUDEDIR)/corral.h $(DESTDIR)$(PKGCONFIGDIR)/corral.pc \
 	      $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(patsubst include/%,%,$(wildcard include/corral/*.h))) \
 	      $(DESTDIR)$(MANDIR)/man1/corral.1 $(DESTDIR)$(COMPLETIONDIR)/corral

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "corral.h"
+#include "corral/common.h"
 
 /*
  * Copy a caller's struct whose first member is its size into the
@@ -19,9 +19,5 @@ int abi_in(void *own, size_t own_size, const void *user);
 /* Fill the caller's struct from ours: its size is kept, bytes past what
  * we know are zeroed. -EINVAL as abi_in(). */
 int abi_out(void *user, const void *own, size_t own_size);
-
-/* A caller's config into the library's, with a message on error. */
-int config_import(const struct corral_config *in, struct corral_config *out,
-		  char *err, size_t errlen);
 
 #endif

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "abi.h"
+#include "config.h"
 #include "filter.h"
 #include "pollfd.h"
 #include "pathfind.h"

@@ -48,6 +48,11 @@ HEADERS=$(cd "$ROOT/include" && ls corral.h corral/*.h | sort)
 	echo "777 $LIBDIR/libcorral.so.$MAJOR -> libcorral.so.$VERSION"
 	echo "644 $LIBDIR/libcorral.so.$VERSION"
 	echo "644 $LIBDIR/pkgconfig/corral.pc"
+	echo "644 $LIBDIR/libcorral-journal.a"
+	echo "777 $LIBDIR/libcorral-journal.so -> libcorral-journal.so.$MAJOR"
+	echo "777 $LIBDIR/libcorral-journal.so.$MAJOR -> libcorral-journal.so.$VERSION"
+	echo "644 $LIBDIR/libcorral-journal.so.$VERSION"
+	echo "644 $LIBDIR/pkgconfig/corral-journal.pc"
 	for f in $DOCS; do echo "644 /usr/share/doc/corral/$f"; done
 	echo "644 /usr/share/bash-completion/completions/corral"
 	for f in $EXAMPLES; do echo "644 /usr/share/doc/corral/examples/$f"; done
@@ -121,28 +126,43 @@ expect_grep "^libdir=\\\$\\{prefix\\}${LIBDIR#/usr}\$" "$PC" "corral.pc libdir"
 expect_grep '^Requires.private: .*libseccomp' "$PC" "corral.pc Requires.private"
 expect_grep '^Requires.private: .*libunwind-ptrace' "$PC" "corral.pc Requires.private"
 expect_grep '^Libs: -L\$\{libdir\} -lcorral$' "$PC" "corral.pc Libs"
+JPC=$S$LIBDIR/pkgconfig/corral-journal.pc
+expect_grep "^Version: $VERSION\$" "$JPC" "corral-journal.pc version"
+expect_grep '^Libs: -L\$\{libdir\} -lcorral-journal$' "$JPC" "corral-journal.pc Libs"
+grep -E '^Requires.*(seccomp|unwind)' "$JPC" && fail "corral-journal.pc requires libseccomp or libunwind"
 
 # debian/control follows PKGS: the package providing each .pc is a
-# Build-Depends and a Depends of libcorral-dev (its static link needs it).
-for pc in $(env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" print-pkgs); do
-	f=$(pkg-config --path "$pc" 2>/dev/null) || { fail "pkg-config does not know $pc (PKGS)"; continue; }
-	deb=$(dpkg -S "$f" 2>/dev/null | head -n 1 | cut -d: -f1)
-	[ -n "$deb" ] || { note "$f belongs to no Debian package: not checked"; continue; }
-	python3 - "$ROOT/debian/control" "$deb" "$pc" <<'PY' || fail "debian/control does not follow PKGS (above)"
+# Build-Depends and a Depends of libcorral-dev (its static link needs it);
+# likewise JPKGS and libcorral-journal-dev, whose Depends must name nothing
+# that brings libseccomp or libunwind.
+for dev in libcorral-dev libcorral-journal-dev; do
+	only=
+	[ $dev = libcorral-journal-dev ] && only=JPKGS_ONLY=1
+	for pc in $(env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" $only print-pkgs); do
+		f=$(pkg-config --path "$pc" 2>/dev/null) || { fail "pkg-config does not know $pc (PKGS)"; continue; }
+		deb=$(dpkg -S "$f" 2>/dev/null | head -n 1 | cut -d: -f1)
+		[ -n "$deb" ] || { note "$f belongs to no Debian package: not checked"; continue; }
+		python3 - "$ROOT/debian/control" "$deb" "$pc" "$dev" <<'PY' || fail "debian/control does not follow PKGS (above)"
 import re, sys
-ctl, deb, pc = sys.argv[1:]
+ctl, deb, pc, devname = sys.argv[1:]
 paras = [p for p in open(ctl).read().split("\n\n") if p.strip()]
 def field(p, name):
     m = re.search(r"^%s:(.*(?:\n[ \t].*)*)" % name, p, re.M)
     return {re.split(r"[ (:]", d.strip())[0] for d in m.group(1).split(",")} if m else set()
 src = paras[0]
-dev = next(p for p in paras if re.search(r"^Package: libcorral-dev$", p, re.M))
-bad = [w for w, ok in (("Build-Depends", deb in field(src, "Build-Depends")),
-                       ("libcorral-dev Depends", deb in field(dev, "Depends"))) if not ok]
+dev = next(p for p in paras if re.search(r"^Package: %s$" % devname, p, re.M))
+bad = ["%s lacks %s (provides %s.pc, in PKGS)" % (w, deb, pc)
+       for w, ok in (("Build-Depends", deb in field(src, "Build-Depends")),
+                     ("%s Depends" % devname, deb in field(dev, "Depends"))) if not ok]
+if devname == "libcorral-journal-dev":
+    bad += ["%s Depends on %s (libseccomp or libunwind with it)" % (devname, d)
+            for d in field(dev, "Depends")
+            if re.search(r"seccomp|unwind|^libcorral0$|^libcorral-dev$", d)]
 for w in bad:
-    print("debian/control: %s lacks %s (provides %s.pc, in PKGS)" % (w, deb, pc), file=sys.stderr)
+    print("debian/control: %s" % w, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+	done
 done
 
 # The installed CLI runs (statically linked with the library).
@@ -167,12 +187,14 @@ inst "$S2" "${VARS[@]}"
 [ -e "$S2/p" ] && fail "something was installed under PREFIX although every directory was given: $(find "$S2/p" | head -3)"
 for f in /x/bin/corral /x/lib/libcorral.so.$VERSION /x/lib/libcorral.so.$MAJOR \
 	/x/lib/libcorral.so /x/lib/libcorral.a /x/inc/corral.h /x/inc/corral/journal.h /x/man/man1/corral.1 \
+	/x/lib/libcorral-journal.so.$VERSION /x/lib/libcorral-journal.so /x/lib/libcorral-journal.a /x/pc/corral-journal.pc \
 	/x/doc/README.md /x/doc/docs/design.md /x/doc/examples/run_timeout.c /x/pc/corral.pc \
 	/x/bc/corral; do
 	[ -e "$S2$f" ] || fail "$f not installed"
 done
 # Outside PREFIX, the .pc has absolute paths.
 expect_grep '^libdir=/x/lib$' "$S2/x/pc/corral.pc" "libdir outside PREFIX"
+expect_grep '^libdir=/x/lib$' "$S2/x/pc/corral-journal.pc" "corral-journal.pc: libdir outside PREFIX"
 expect_grep '^includedir=/x/inc$' "$S2/x/pc/corral.pc" "includedir outside PREFIX"
 UN=un inst "$S2" "${VARS[@]}"
 left=$(listing "$S2")

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # tests/package/deb.sh (make check-deb; .ci/run runs it after make test):
 # the Debian packages. `dpkg-buildpackage -b -us -uc` on a copy of the tree
-# builds corral, libcorral0 and libcorral-dev, running the unit tests
+# builds corral, libcorral0, libcorral-dev, libcorral-journal0 and
+# libcorral-journal-dev, running the unit tests
 # (dh_auto_test) and without -Werror; lintian reports no error
 # (its output is shown); the packages install on this machine; the
 # installed corral runs a command, the README's links resolve among the
 # installed docs, the bash completion completes, an installed example builds with the
-# system's pkg-config (shared and static) and runs; removing and purging
+# system's pkg-config (shared and static) and runs, the journal-only
+# example with libcorral-journal (no libseccomp, no libunwind, with only
+# the journal packages' headers); removing and purging
 # the packages leaves none of their files behind and the library out of
 # the linker's cache.
 #
@@ -15,7 +18,7 @@
 # when the packages are already installed (it would remove them).
 . "$(dirname "$0")/../integration/lib.sh"
 
-PKGS_BUILT=(corral libcorral0 libcorral-dev)
+PKGS_BUILT=(corral libcorral0 libcorral-dev libcorral-journal0 libcorral-journal-dev)
 [ "$(id -u)" = 0 ] || skip_test "needs root to install packages (dpkg -i); run as root, as CI does"
 for tool in dpkg-buildpackage dh lintian pkg-config; do
 	command -v "$tool" >/dev/null ||
@@ -57,7 +60,7 @@ for p in "${PKGS_BUILT[@]}"; do
 	[ -f "$f" ] || { fail "$p was not built ($f)"; continue; }
 	DEBS+=("$f")
 done
-[ "${#DEBS[@]}" = 3 ] || done_test
+[ "${#DEBS[@]}" = "${#PKGS_BUILT[@]}" ] || done_test
 
 # contents DEB: the paths it holds (files and links)
 contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|'; }
@@ -81,9 +84,22 @@ grep -qE '^(cc|gcc) .*-std=gnu11' "$T/build.log" || fail "no compiler line in th
 grep -E '^(cc|gcc) .*-Werror( |$)' "$T/build.log" | head -2 | grep . &&
 	fail "the package build compiles with -Werror (above)"
 want "${DEBS[1]}" "/usr/lib/$MA/libcorral.so.$SOV" "/usr/lib/$MA/libcorral.so.0"
-want "${DEBS[2]}" /usr/include/corral.h /usr/include/corral/journal.h /usr/include/corral/supervisor.h "/usr/lib/$MA/libcorral.a" "/usr/lib/$MA/libcorral.so" \
+want "${DEBS[2]}" /usr/include/corral.h /usr/include/corral/supervisor.h /usr/include/corral/probe.h \
+	"/usr/lib/$MA/libcorral.a" "/usr/lib/$MA/libcorral.so" \
 	"/usr/lib/$MA/pkgconfig/corral.pc" /usr/share/doc/libcorral-dev/examples/run_timeout.c \
-	/usr/share/doc/libcorral-dev/examples/Makefile
+	/usr/share/doc/libcorral-dev/examples/check_journal.c /usr/share/doc/libcorral-dev/examples/Makefile
+want "${DEBS[3]}" "/usr/lib/$MA/libcorral-journal.so.$SOV" "/usr/lib/$MA/libcorral-journal.so.0"
+want "${DEBS[4]}" /usr/include/corral/common.h /usr/include/corral/journal.h /usr/include/corral/report.h \
+	"/usr/lib/$MA/libcorral-journal.a" "/usr/lib/$MA/libcorral-journal.so" \
+	"/usr/lib/$MA/pkgconfig/corral-journal.pc"
+contents "${DEBS[3]}" | grep -q 'include\|\.a$\|bin/' && fail "libcorral-journal0 holds more than the library"
+dpkg-deb -I "${DEBS[3]}" symbols | grep -q 'CORRAL_JOURNAL_0' ||
+	fail "libcorral-journal0 has no symbols file for CORRAL_JOURNAL_0"
+# The journal library's package pulls neither libseccomp nor libunwind.
+for i in 3 4; do
+	dpkg-deb -f "${DEBS[$i]}" Depends | grep -E 'seccomp|unwind|libcorral0|libcorral-dev' &&
+		fail "${DEBS[$i]##*/} depends on the above"
+done
 contents "${DEBS[1]}" | grep -q 'include\|\.a$\|bin/' && fail "libcorral0 holds more than the library"
 expect_eq "$(dpkg-deb -f "${DEBS[1]}" Package)" libcorral0 "the library package's name"
 dpkg-deb -I "${DEBS[1]}" shlibs | grep -q '^libcorral 0 libcorral0' ||
@@ -107,6 +123,8 @@ for p in "${PKGS_BUILT[@]}"; do
 done
 ldconfig -p | grep -q "libcorral.so.0 .*/lib/$MA/libcorral.so.0" ||
 	fail "libcorral.so.0 is not in the linker's cache after install"
+ldconfig -p | grep -q "libcorral-journal.so.0 .*/lib/$MA/libcorral-journal.so.0" ||
+	fail "libcorral-journal.so.0 is not in the linker's cache after install"
 
 # Every link of the installed README resolves (the docs are not compressed).
 grep -oE '\]\([^)#]+\)' /usr/share/doc/corral/README.md | sed 's/^](//; s/)$//' |
@@ -143,6 +161,24 @@ done
 readelf -d "$T/ex-shared/run_timeout" 2>/dev/null | grep -q 'NEEDED.*libcorral.so.0' ||
 	fail "the shared example does not use the installed libcorral.so.0"
 
+# The journal-only example, with the system's pkg-config corral-journal, on
+# a journal the installed corral wrote.
+for mode in shared static; do
+	static=
+	[ $mode = static ] && static=1
+	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$T/ex-$mode" -f "$EX/Makefile" VPATH="$EX" \
+		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror" check_journal >"$T/ex.log" 2>&1 ||
+		{ fail "the installed check_journal does not build ($mode)"; cat "$T/ex.log" >&2; continue; }
+	readelf -d "$T/ex-$mode/check_journal" | grep -E 'NEEDED.*(seccomp|unwind|libcorral\.so)' &&
+		fail "check_journal ($mode) needs the above"
+	RUN_LABEL="installed check_journal ($mode)"
+	run -- "$T/ex-$mode/check_journal" "$T/j"
+	expect_rc 0 "check_journal ($mode) on the installed corral's journal"
+	expect_grep '^intact: ' "$OUTF" "check_journal ($mode)"
+done
+readelf -d "$T/ex-shared/check_journal" 2>/dev/null | grep -q 'NEEDED.*libcorral-journal.so.0' ||
+	fail "the shared check_journal does not use the installed libcorral-journal.so.0"
+
 # ----------------------------------------------------------------- remove
 dpkg -r "${PKGS_BUILT[@]}" >"$T/dpkg-r.log" 2>&1 || { fail "dpkg -r failed"; cat "$T/dpkg-r.log" >&2; }
 dpkg --purge "${PKGS_BUILT[@]}" >>"$T/dpkg-r.log" 2>&1 || { fail "dpkg --purge failed"; cat "$T/dpkg-r.log" >&2; }
@@ -158,9 +194,10 @@ while read -r f; do
 	fail "left after removal: $f"
 	n=$((n + 1))
 done <"$T/files.all"
-for d in /usr/share/doc/corral /usr/share/doc/libcorral0 /usr/share/doc/libcorral-dev; do
+for d in /usr/share/doc/corral /usr/share/doc/libcorral0 /usr/share/doc/libcorral-dev \
+	/usr/share/doc/libcorral-journal0 /usr/share/doc/libcorral-journal-dev /usr/include/corral; do
 	[ -e "$d" ] && fail "left after removal: $d"
 done
-ldconfig -p | grep -q 'libcorral\.so' && fail "libcorral is still in the linker's cache"
+ldconfig -p | grep -q 'libcorral\(-journal\)\?\.so' && fail "libcorral is still in the linker's cache"
 
 done_test
