@@ -46,8 +46,9 @@
 
 int groups_prepare(struct corral *c)
 {
-	c->cmd_own_group = getpgrp() == c->self;
-	if (!c->cmd_own_group)
+	struct groups_part *g = OWN(c, groups);
+	g->cmd_own_group = getpgrp() == c->self;
+	if (!g->cmd_own_group)
 		return 0;
 	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -57,87 +58,101 @@ int groups_prepare(struct corral *c)
 	 * job control needs it to hand the terminal over on `fg`.
 	 */
 	if (tcgetsid(fd) == getsid(0)) {
-		c->ttyfd = fd;
-		c->tty_given = tcgetpgrp(fd) == c->self;
+		g->ttyfd = fd;
+		g->tty_given = tcgetpgrp(fd) == c->self;
 	} else {
 		close(fd);
 	}
 	return 0;
 }
 
-void groups_parent(struct corral *c)
+void groups_init(struct corral *c)
 {
-	if (!c->cmd_own_group)
+	OWN(c, groups)->ttyfd = -1;
+}
+
+void groups_parent(struct corral *c, pid_t pid)
+{
+	struct groups_part *g = OWN(c, groups);
+	/* The group the command starts in belongs to the tree (audit). */
+	g->root_pgid = (c->pty.ptm >= 0 || g->cmd_own_group) ? pid : getpgrp();
+	if (c->pty.ptm < 0 && !g->cmd_own_group)
 		setpgid(0, 0);
 }
 
 void groups_child(struct corral *c)
 {
-	if (!c->cmd_own_group)
+	struct groups_part *g = OWN(c, groups);
+	if (!g->cmd_own_group)
 		return;
 	setpgid(0, 0);
-	if (c->tty_given) {
+	if (g->tty_given) {
 		/* A background group may only take the terminal with
 		 * SIGTTOU blocked; the caller still has corral's mask. */
 		sigset_t s;
 		sigemptyset(&s);
 		sigaddset(&s, SIGTTOU);
 		sigprocmask(SIG_BLOCK, &s, NULL);
-		tcsetpgrp(c->ttyfd, getpid());
+		tcsetpgrp(g->ttyfd, getpid());
 	}
 }
 
 void groups_restore(struct corral *c)
 {
-	if (c->ttyfd < 0)
+	struct groups_part *g = OWN(c, groups);
+	if (g->ttyfd < 0)
 		return;
 	/* Only if the command's group still has it (not after `bg`). */
-	if (c->tty_given && tcgetpgrp(c->ttyfd) == c->root_pgid)
-		tcsetpgrp(c->ttyfd, c->self); /* SIGTTOU is blocked in corral */
-	c->tty_given = false;
-	close(c->ttyfd);
-	c->ttyfd = -1;
+	if (g->tty_given && tcgetpgrp(g->ttyfd) == g->root_pgid)
+		tcsetpgrp(g->ttyfd, c->self); /* SIGTTOU is blocked in corral */
+	g->tty_given = false;
+	close(g->ttyfd);
+	g->ttyfd = -1;
 }
 
 static bool job_control(const struct corral *c)
 {
-	return c->cfg.handle_signals && c->cmd_own_group && c->ttyfd >= 0 &&
-	       c->root_pgid > 0 && c->phase.now == PH_RUN;
+	const struct groups_part *g = &c->groups;
+	return c->cfg.handle_signals && g->cmd_own_group && g->ttyfd >= 0 &&
+	       g->root_pgid > 0 && c->phase.now == PH_RUN;
 }
 
 void groups_member_stopped(struct corral *c, struct task *t, int sig)
 {
+	struct groups_part *g = OWN(c, groups);
 	if (!job_control(c))
 		return;
 	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
 		return;
 	/* A job inside the command (an interactive shell run by corral)
 	 * has a group of its own: its stops are that shell's business. */
-	if (getpgid(t->tgid) != c->root_pgid)
+	if (getpgid(t->tgid) != g->root_pgid)
 		return;
-	c->jc_stop = sig;
+	g->jc_stop = sig;
 }
 
 /* The shell continued corral's job: continue the command's group. */
 void groups_sigcont(struct corral *c)
 {
+	struct groups_part *g = OWN(c, groups);
 	if (!job_control(c))
 		return;
-	if (tcgetpgrp(c->ttyfd) == c->self) {
+	if (tcgetpgrp(g->ttyfd) == c->self) {
 		/* `fg`: the terminal was given to corral's group. */
-		tcsetpgrp(c->ttyfd, c->root_pgid);
-		c->tty_given = true;
+		tcsetpgrp(g->ttyfd, g->root_pgid);
+		g->tty_given = true;
 	}
-	kill(-c->root_pgid, SIGCONT);
+	kill(-g->root_pgid, SIGCONT);
 }
 
 bool groups_step(struct corral *c)
 {
-	int sig = c->jc_stop;
-	c->jc_stop = 0;
+	struct groups_part *g = OWN(c, groups);
+	int sig = g->jc_stop;
+	g->jc_stop = 0;
 	if (!sig || !job_control(c))
 		return false;
-	if (sig != SIGTSTP && tcgetpgrp(c->ttyfd) == c->self) {
+	if (sig != SIGTSTP && tcgetpgrp(g->ttyfd) == c->self) {
 		/*
 		 * SIGTTIN/SIGTTOU while corral's group has the terminal: the
 		 * shell ran `fg` before corral could hand the terminal on.
@@ -146,8 +161,8 @@ bool groups_step(struct corral *c)
 		groups_sigcont(c);
 		return false;
 	}
-	if (tcgetpgrp(c->ttyfd) == c->root_pgid)
-		tcsetpgrp(c->ttyfd, c->self);
+	if (tcgetpgrp(g->ttyfd) == g->root_pgid)
+		tcsetpgrp(g->ttyfd, c->self);
 	/*
 	 * Stop with the member's signal, at its default action (SIGTTIN and
 	 * SIGTTOU are blocked in corral, and a program hosting the library
@@ -180,12 +195,13 @@ bool groups_step(struct corral *c)
 	struct timespec zero = {0, 0};
 	sigtimedwait(&cont, NULL, &zero);
 	groups_sigcont(c);
-	c->jc_stop = 0;
+	g->jc_stop = 0;
 	return true; /* the loop takes the reports, then groups_continued() */
 }
 
 /* The reports taken after the SIGCONT are old news (see groups_step()). */
 void groups_continued(struct corral *c)
 {
-	c->jc_stop = 0;
+	struct groups_part *g = OWN(c, groups);
+	g->jc_stop = 0;
 }

@@ -160,6 +160,26 @@ struct snapshot_part {
 	bool stacks;
 };
 
+/* groups.c's: the command's process group and corral's terminal. */
+struct groups_part {
+	int ttyfd;	    /* our controlling terminal, -1 if none */
+	bool cmd_own_group; /* the command gets a new process group */
+	pid_t root_pgid;    /* the group the command started in */
+	bool tty_given;	    /* we gave it the terminal's foreground */
+	int jc_stop; /* terminal stop of the command's group to pass on to
+			our own job (0: none) */
+};
+
+/* pty.c's: --pty. */
+struct pty_part {
+	int ptm;	   /* master side, -1 without --pty */
+	char pts[64];	   /* slave side's path */
+	bool stdin_open;   /* still relaying our stdin */
+	struct pty_io *io; /* the relay's queues and descriptors */
+	bool tio_saved;
+	struct termios saved_tio;
+};
+
 struct corral {
 	struct corral_config cfg;
 	const struct corral_sys *sys;
@@ -192,17 +212,8 @@ struct corral {
 	bool want_rusage;    /* someone reads an exit's rusage (journal...) */
 	bool command_execed; /* the command (not bwrap's setup) has exec'd */
 	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
-	int ttyfd;	     /* our controlling terminal, -1 if none */
-	bool cmd_own_group;  /* the command gets a new process group */
-	pid_t root_pgid;     /* the group the command started in */
-	bool tty_given;	     /* we gave it the terminal's foreground */
-	/* --pty */
-	int ptm;	      /* master side, -1 without --pty */
-	char pts[64];	      /* slave side's path */
-	bool stdin_open;      /* still relaying our stdin */
-	struct pty_io *ptyio; /* the relay's queues and descriptors (pty.c) */
-	bool tio_saved;
-	struct termios saved_tio;
+	const struct groups_part groups;
+	const struct pty_part pty;
 
 	const struct phase_part phase;
 	double deadline;     /* --timeout, 0 = none */
@@ -242,8 +253,6 @@ struct corral {
 	struct corral_pollfd *pollfd; /* corral_fd(), pollfd.c; NULL */
 
 	struct live *live; /* live.c: SIGUSR1 print, `corral ps` socket */
-	int jc_stop;	   /* groups.c: terminal stop of the command's group
-			      to pass on to our own job (0: none) */
 	struct landlock_plan
 		boundary;	/* the tree's Landlock domain (spawn.c) */
 	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
@@ -309,6 +318,7 @@ int sandbox_writable(const struct corral_config *cfg,
 void sandbox_writable_free(struct safe_forbid *f, size_t n);
 
 /* ---- pty.c: --pty */
+void pty_init(struct corral *c); /* no pty yet (supervisor_alloc) */
 int pty_prepare(struct corral *c, char *err, size_t errlen);
 int pty_child(struct corral *c);
 void pty_parent(struct corral *c);
@@ -325,8 +335,11 @@ void live_io(struct corral *c, const struct pollfd *p);
 void live_request_print(struct corral *c);
 
 /* ---- groups.c: keep the command out of corral's process group. */
+void groups_init(struct corral *c); /* no terminal yet (supervisor_alloc) */
 int groups_prepare(struct corral *c);
-void groups_parent(struct corral *c); /* in corral, right after fork */
+/* In corral, right after fork: the group the command (pid) starts in
+ * belongs to the tree; without a pty, corral leaves it. */
+void groups_parent(struct corral *c, pid_t pid);
 void groups_child(struct corral *c);  /* in the child, before exec */
 void groups_restore(struct corral *c);
 /*

@@ -139,7 +139,9 @@ struct corral *supervisor_alloc(const struct corral_config *cfg,
 	c->sys = sys;
 	c->self = getpid();
 	c->parent = sys->parent(sys->ctx);
-	c->errpipe = c->sigfd = c->policy_fd = c->ttyfd = c->ptm = -1;
+	c->errpipe = c->sigfd = c->policy_fd = -1;
+	groups_init(c);
+	pty_init(c);
 	c->t0 = sys->now(sys->ctx);
 	/*
 	 * What is read at an event only when something uses it: an exec's

@@ -97,17 +97,23 @@ static int own_description(int fd, int flags, bool *own, bool *sock)
 	return nfd;
 }
 
+void pty_init(struct corral *c)
+{
+	OWN(c, pty)->ptm = -1;
+}
+
 int pty_prepare(struct corral *c, char *err, size_t errlen)
 {
-	c->ptm = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (c->ptm < 0 || grantpt(c->ptm) < 0 || unlockpt(c->ptm) < 0 ||
-	    ptsname_r(c->ptm, c->pts, sizeof(c->pts)) != 0) {
+	struct pty_part *py = OWN(c, pty);
+	py->ptm = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (py->ptm < 0 || grantpt(py->ptm) < 0 || unlockpt(py->ptm) < 0 ||
+	    ptsname_r(py->ptm, py->pts, sizeof(py->pts)) != 0) {
 		int e = errno;
 		snprintf(err, errlen, "--pty: cannot allocate a terminal: %s",
 			 strerror(e));
 		return -e;
 	}
-	fcntl(c->ptm, F_SETFL, fcntl(c->ptm, F_GETFL) | O_NONBLOCK);
+	fcntl(py->ptm, F_SETFL, fcntl(py->ptm, F_GETFL) | O_NONBLOCK);
 	struct pty_io *io = calloc(1, sizeof(*io));
 	if (!io) {
 		snprintf(err, errlen, "--pty: out of memory");
@@ -117,17 +123,18 @@ int pty_prepare(struct corral *c, char *err, size_t errlen)
 	io->out = own_description(STDOUT_FILENO, O_WRONLY, &io->out_own,
 				  &io->out_sock);
 	io->out_dead = io->out < 0;
-	c->ptyio = io;
-	c->stdin_open = io->in >= 0;
+	py->io = io;
+	py->stdin_open = io->in >= 0;
 	return 0;
 }
 
 /* In the child, before exec: async-signal-safe calls only. */
 int pty_child(struct corral *c)
 {
+	struct pty_part *py = OWN(c, pty);
 	if (setsid() < 0)
 		return -errno;
-	int fd = open(c->pts, O_RDWR);
+	int fd = open(py->pts, O_RDWR);
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, TIOCSCTTY, 0) < 0)
@@ -146,11 +153,12 @@ int pty_child(struct corral *c)
 /* In corral, once the child is started: raw mode on our terminal. */
 void pty_parent(struct corral *c)
 {
-	if (tcgetattr(STDIN_FILENO, &c->saved_tio) == 0) {
-		struct termios raw = c->saved_tio;
+	struct pty_part *py = OWN(c, pty);
+	if (tcgetattr(STDIN_FILENO, &py->saved_tio) == 0) {
+		struct termios raw = py->saved_tio;
 		cfmakeraw(&raw);
 		if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
-			c->tio_saved = true;
+			py->tio_saved = true;
 	}
 }
 
@@ -201,9 +209,10 @@ static int q_fill(struct pty_queue *q, int fd)
 
 static void to_ptm_flush(struct corral *c)
 {
-	struct pty_io *io = c->ptyio;
+	struct pty_part *py = OWN(c, pty);
+	struct pty_io *io = py->io;
 	bool dead = false;
-	q_flush(&io->to_ptm, c->ptm, false, &dead);
+	q_flush(&io->to_ptm, py->ptm, false, &dead);
 	if (dead) {
 		io->to_ptm.len = io->to_ptm.off = 0;
 		io->eof_pending = false;
@@ -216,9 +225,9 @@ static void to_ptm_flush(struct corral *c)
 		 */
 		struct termios t;
 		char eof = 4; /* ^D */
-		if (tcgetattr(c->ptm, &t) == 0 && t.c_cc[VEOF])
+		if (tcgetattr(py->ptm, &t) == 0 && t.c_cc[VEOF])
 			eof = (char)t.c_cc[VEOF];
-		ssize_t n = write(c->ptm, &eof, 1);
+		ssize_t n = write(py->ptm, &eof, 1);
 		if (n == 1 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			io->eof_pending = false;
 	}
@@ -226,7 +235,8 @@ static void to_ptm_flush(struct corral *c)
 
 static void to_out_flush(struct corral *c)
 {
-	struct pty_io *io = c->ptyio;
+	struct pty_part *py = OWN(c, pty);
+	struct pty_io *io = py->io;
 	q_flush(&io->to_out, io->out, io->out_sock, &io->out_dead);
 	if (io->out_dead && io->to_out.len) {
 		c->res.pty_dropped += io->to_out.len;
@@ -241,19 +251,20 @@ static void to_out_flush(struct corral *c)
  */
 int pty_pollfds(struct corral *c, struct pollfd *p)
 {
-	struct pty_io *io = c->ptyio;
+	struct pty_part *py = OWN(c, pty);
+	struct pty_io *io = py->io;
 	if (!io)
 		return 0;
 	int n = 0;
-	if (c->ptm >= 0) {
+	if (py->ptm >= 0) {
 		short ev = 0;
 		if (q_room(&io->to_out) || io->to_out.off)
 			ev |= POLLIN;
 		if (io->to_ptm.len || io->eof_pending)
 			ev |= POLLOUT;
 		if (ev)
-			p[n++] = (struct pollfd){.fd = c->ptm, .events = ev};
-		if (c->stdin_open && (q_room(&io->to_ptm) || io->to_ptm.off))
+			p[n++] = (struct pollfd){.fd = py->ptm, .events = ev};
+		if (py->stdin_open && (q_room(&io->to_ptm) || io->to_ptm.off))
 			p[n++] = (struct pollfd){.fd = io->in, .events = POLLIN};
 	}
 	if (io->to_out.len && !io->out_dead)
@@ -263,32 +274,33 @@ int pty_pollfds(struct corral *c, struct pollfd *p)
 
 void pty_relay(struct corral *c, const struct pollfd *p, int n)
 {
-	struct pty_io *io = c->ptyio;
+	struct pty_part *py = OWN(c, pty);
+	struct pty_io *io = py->io;
 	if (!io)
 		return;
 	for (int i = 0; i < n; i++) {
 		if (!p[i].revents)
 			continue;
-		if (p[i].fd == c->ptm) {
+		if (p[i].fd == py->ptm) {
 			if (p[i].revents & POLLOUT)
 				to_ptm_flush(c);
 			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				int r = q_fill(&io->to_out, c->ptm);
+				int r = q_fill(&io->to_out, py->ptm);
 				to_out_flush(c);
 				if (r <= 0) {
 					/* Nobody holds the slave any more:
 					 * what it said is queued. */
-					close(c->ptm);
-					c->ptm = -1;
-					c->stdin_open = false;
+					close(py->ptm);
+					py->ptm = -1;
+					py->stdin_open = false;
 				}
 			}
-		} else if (p[i].fd == io->in && c->stdin_open) {
+		} else if (p[i].fd == io->in && py->stdin_open) {
 			if (q_fill(&io->to_ptm, io->in) <= 0) {
-				c->stdin_open = false;
+				py->stdin_open = false;
 				io->eof_pending = true;
 			}
-			if (c->ptm >= 0)
+			if (py->ptm >= 0)
 				to_ptm_flush(c);
 		} else if (p[i].fd == io->out) {
 			if (p[i].revents & (POLLERR | POLLHUP | POLLNVAL))
@@ -300,9 +312,10 @@ void pty_relay(struct corral *c, const struct pollfd *p, int n)
 
 void pty_winch(struct corral *c)
 {
+	struct pty_part *py = OWN(c, pty);
 	struct winsize ws;
-	if (c->ptm >= 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
-		ioctl(c->ptm, TIOCSWINSZ, &ws);
+	if (py->ptm >= 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		ioctl(py->ptm, TIOCSWINSZ, &ws);
 }
 
 /*
@@ -312,11 +325,12 @@ void pty_winch(struct corral *c)
  */
 void pty_finish(struct corral *c)
 {
-	struct pty_io *io = c->ptyio;
+	struct pty_part *py = OWN(c, pty);
+	struct pty_io *io = py->io;
 	if (io) {
 		/* Bounded: at most 64 queues' worth once the tree is gone. */
 		for (int round = 0; round < 64; round++) {
-			int r = c->ptm >= 0 ? q_fill(&io->to_out, c->ptm) : 0;
+			int r = py->ptm >= 0 ? q_fill(&io->to_out, py->ptm) : 0;
 			bool full = io->to_out.len == PTY_QUEUE;
 			to_out_flush(c);
 			if (io->to_out.len || io->out_dead || r <= 0 || !full)
@@ -325,9 +339,9 @@ void pty_finish(struct corral *c)
 		c->res.pty_dropped += io->to_out.len;
 		io->to_out.len = io->to_out.off = 0;
 	}
-	if (c->ptm >= 0) {
-		close(c->ptm);
-		c->ptm = -1;
+	if (py->ptm >= 0) {
+		close(py->ptm);
+		py->ptm = -1;
 	}
 	if (io) {
 		if (io->in_own)
@@ -335,10 +349,10 @@ void pty_finish(struct corral *c)
 		if (io->out_own)
 			close(io->out);
 		free(io);
-		c->ptyio = NULL;
+		py->io = NULL;
 	}
-	if (c->tio_saved) {
-		tcsetattr(STDIN_FILENO, TCSANOW, &c->saved_tio);
-		c->tio_saved = false;
+	if (py->tio_saved) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &py->saved_tio);
+		py->tio_saved = false;
 	}
 }

@@ -41,7 +41,7 @@ static bool is_member_pgrp(pid_t pgid, void *arg)
 	 * going back there (bash -i giving up job control) leaves nothing.
 	 */
 	struct corral *c = arg;
-	return pgid == c->root_pgid || is_member(pgid, arg);
+	return pgid == c->groups.root_pgid || is_member(pgid, arg);
 }
 
 static pid_t tgid_of(pid_t tid, void *arg)

@@ -50,7 +50,7 @@ static void child_fail(int fd, int stage, int err, int code)
 static __attribute__((noreturn)) void child(struct corral *c, int go,
 					     int errfd, pid_t parent)
 {
-	if (c->ptm >= 0) {
+	if (c->pty.ptm >= 0) {
 		int r = pty_child(c);
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
@@ -184,12 +184,9 @@ int corral_spawn(struct corral *c)
 		close(ep[0]);
 		child(c, go[0], ep[1], parent);
 	}
-	/* The group the command starts in belongs to the tree (audit). */
-	c->root_pgid = (c->ptm >= 0 || c->cmd_own_group) ? pid : getpgrp();
-	if (c->ptm >= 0)
+	groups_parent(c, pid);
+	if (c->pty.ptm >= 0)
 		pty_parent(c);
-	else
-		groups_parent(c);
 	close(go[0]);
 	close(ep[1]);
 	c->errpipe = ep[0];
