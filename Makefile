@@ -28,7 +28,12 @@ WERROR  ?= -Werror
 override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow -Wno-unused-parameter \
            -fPIC -fvisibility=hidden -D_GNU_SOURCE
 # The library sees its internal headers; the CLI sees only include/.
-LIB_INC := -Iinclude -Itracer -Isandbox
+# tracer/ is in folders by layer (docs/design.md, "Layers"): each is on
+# the include path, so a header is named by its file name alone (the names
+# are unique across the folders; tests/check-layers.py checks it).
+TRACER_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tracer/*/*.[ch]))))
+LIB_INC := -Iinclude $(TRACER_DIRS:%=-I%) -Isandbox
+TRACER_HDR = $(wildcard tracer/*/*.h tracer/*/*.def)
 CLI_INC := -Iinclude -Icli
 # What libcorral-journal links: no libseccomp, no libunwind (docs/api.md).
 JPKGS   := yajl libcrypto
@@ -41,7 +46,7 @@ DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
         gcc make jq python3 binutils dpkg-dev debhelper lintian \
         libyajl-dev chromium libssl-dev git strace
 
-LIB_SRC := $(sort $(wildcard tracer/*.c sandbox/*.c report/*.c))
+LIB_SRC := $(sort $(wildcard tracer/*/*.c sandbox/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -63,8 +68,8 @@ SOFILE  := libcorral.so.$(VERSION)
 # libraries"). Its objects are the library's own, the same .o files; the
 # link (--no-undefined, without libseccomp and libunwind) fails if one of
 # them needs more than these.
-JLIB_SRC := tracer/abi.c tracer/chain.c tracer/grow.c tracer/json.c \
-	tracer/names.c tracer/quote.c tracer/safe_open.c tracer/verify.c \
+JLIB_SRC := tracer/base/abi.c tracer/journal/chain.c tracer/base/grow.c tracer/base/json.c \
+	tracer/base/names.c tracer/base/quote.c tracer/base/safe_open.c tracer/journal/verify.c \
 	$(wildcard report/*.c)
 JLIB_OBJ := $(JLIB_SRC:%.c=$(BUILD)/obj/%.o)
 JSONAME  := libcorral-journal.so.$(SOMAJOR)
@@ -97,7 +102,7 @@ $(BUILD)/obj/cli/%.o: cli/%.c $(PUB_H) $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CLI_INC) -c -o $@ $<
 
-$(BUILD)/obj/%.o: %.c $(PUB_H) $(wildcard tracer/*.h tracer/*.def sandbox/*.h report/*.h)
+$(BUILD)/obj/%.o: %.c $(PUB_H) $(wildcard sandbox/*.h report/*.h) $(TRACER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -178,12 +183,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard 
 # that ask the kernel are compiled again with -DCORRAL_TESTING and linked
 # before libcorral.a, whose own copies are then left out. Nothing of it is
 # in the library or in build/corral.
-TK_SRC := tracer/landlock.c tracer/audit.c tracer/execstack.c
+TK_SRC := tracer/base/landlock.c tracer/audit/audit.c tracer/stacks/execstack.c
 TK_OBJ := $(TK_SRC:%.c=$(BUILD)/obj-testkernel/%.o) $(BUILD)/obj-testkernel/testkernel.o
 TESTKERNEL := $(BUILD)/tests/corral-testkernel
 
 $(BUILD)/obj-testkernel/tracer/%.o: tracer/%.c tests/testkernel/testkernel.h \
-		$(PUB_H) $(wildcard tracer/*.h tracer/*.def sandbox/*.h)
+		$(PUB_H) $(wildcard sandbox/*.h) $(TRACER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DCORRAL_TESTING $(LIB_INC) -Itests/testkernel $(PKG_CFLAGS) -c -o $@ $<
 
@@ -273,7 +278,7 @@ asan:
 		LDFLAGS="-fsanitize=address,undefined" test
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(PUB_H) $(wildcard tracer/*.h sandbox/*.h)
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(PUB_H) $(wildcard tracer/*/*.h sandbox/*.h)
 
 # corral.pc and corral-journal.pc from their templates: paths under PREFIX
 # are written relative to ${prefix} (pkg-config --define-prefix can relocate
@@ -345,8 +350,8 @@ REPORT_FUZZ := $(BUILD)/fuzz/fuzz_report
 REPORT_FUZZ_SECONDS ?= 60
 # The reader calls the journal's chain check, which pulls in most of the
 # library: the whole library is built into the target (with clang).
-$(REPORT_FUZZ): fuzz/fuzz_report.c $(LIB_SRC) $(wildcard report/*.h tracer/*.def \
-		tracer/*.h sandbox/*.h) $(PUB_H) \
+$(REPORT_FUZZ): fuzz/fuzz_report.c $(LIB_SRC) $(wildcard report/*.h sandbox/*.h) \
+		$(TRACER_HDR) $(PUB_H) \
 		$(BUILD)/gen/timeline_html.inc
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) -I$(BUILD)/gen \
@@ -374,12 +379,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 
-$(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c tracer/safe_open.c \
-		$(PUB_H) $(wildcard tracer/*.h)
+VERIFY_FUZZ_SRC := tracer/journal/chain.c tracer/base/json.c tracer/base/grow.c \
+		   tracer/base/safe_open.c
+$(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) $(PUB_H) $(TRACER_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Itracer \
+	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ fuzz/verify_fuzz.c tracer/chain.c tracer/json.c tracer/grow.c tracer/safe_open.c -lcrypto
+		-o $@ fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) -lcrypto
 
 # make fuzz runs this one too (fuzz-verify).
 .PHONY: fuzz-verify

@@ -5,7 +5,11 @@
 in docs/design.md, "Layers", read as it is drawn:
 
   - the rows between lines of dashes are layers, top first; a file is on the
-    row where its name (x.c) is drawn;
+    row where its name is drawn, with its folder of tracer/: `core/loop.c`,
+    or `core/: loop.c lifecycle.c` (a folder label names the folder of the
+    bare names after it on that line); the folder drawn must be the file's
+    (a file directly in tracer/ is drawn bare). File names are unique
+    across the folders (the build puts every folder on the include path);
   - a file may use (call, or read a variable of) a file on a lower row, and
     one on its own row only along an arrow written `a.c -> b.c` in the
     paragraph after the picture, or in the bottom row's "within this row:"
@@ -17,6 +21,11 @@ object leaves undefined that another defines), and from its #include lines
 tracer/ file that is not in the picture fails too: a new file is placed.
 cli/ sits above the library, through include/ (corral.h) only: its objects use
 nothing of the library but corral_* (and it includes no library header).
+
+The folders, as wholes (docs/design.md, "Folders"): tracer/base/ is the
+floor (its files use nothing of the library outside it, sandbox/ included);
+sandbox/ uses, of tracer/, only tracer/base/; report/ (it reads journals)
+only tracer/base/ and tracer/journal/.
 
 Exit 0 when the code keeps to the picture, 1 with every arrow that runs the
 wrong way listed, 2 when the picture or the objects cannot be read.
@@ -55,6 +64,7 @@ if not m:
 picture, after = m.group(2), m.group(3)
 
 layer = {}  # file stem -> row (0 = top)
+drawn_in = {}  # file stem -> the folder it is drawn in ('' = tracer/ itself)
 row = 0
 within = ''
 for line in picture.splitlines():
@@ -66,10 +76,20 @@ for line in picture.splitlines():
     if w >= 0 or within:
         within += ' ' + (line[w + len('within this row:'):] if w >= 0 else line)
         line = line[:w] if w >= 0 else ''
-    for stem in re.findall(r'\b([a-z_0-9]+)\.c\b', line):
+    # `folder/: a.c b.c` (a label) or `folder/a.c` or a bare `a.c`
+    label = ''
+    for tok in re.findall(r'(?<![\w/])((?:[a-z_0-9]+/)?)(:|[a-z_0-9]+\.c\b)',
+                          line):
+        folder, name = tok
+        if name == ':':
+            label = folder.rstrip('/')
+            continue
+        stem = name[:-2]
+        folder = folder.rstrip('/') or label
         if stem in layer and layer[stem] != row:
             die('docs/design.md: %s.c is drawn on two rows' % stem)
         layer[stem] = row
+        drawn_in[stem] = folder
 if row < 1 or len(layer) < 2:
     die('docs/design.md: the picture has %d rows and %d files: not read' %
         (row + 1, len(layer)))
@@ -106,16 +126,37 @@ def check(user, used, how):
     if ld == lu and (user, used) in allowed:
         return
     where = 'its own row' if ld == lu else 'a row above it'
-    bad.append('tracer/%s.c %s tracer/%s.c, on %s (docs/design.md, '
-               '"Layers")' % (user, how, used, where))
+    bad.append('%s %s %s, on %s (docs/design.md, "Layers")' %
+               (path(user), how, path(used), where))
 
 
+# The files of tracer/: in tracer/ itself or one folder down.
 tdir = os.path.join(root, 'tracer')
-sources = sorted(f[:-2] for f in os.listdir(tdir) if f.endswith('.c'))
+folder_of = {}  # x.c or x.h -> its folder ('' = tracer/ itself)
+for d in [''] + sorted(e for e in os.listdir(tdir)
+                       if os.path.isdir(os.path.join(tdir, e))):
+    for f in sorted(os.listdir(os.path.join(tdir, d))):
+        if f.endswith(('.c', '.h')):
+            if f in folder_of:
+                bad.append('tracer/%s and tracer/%s: two files of one name '
+                           '(an include names a header by its file name)' %
+                           (os.path.join(folder_of[f], f), os.path.join(d, f)))
+            folder_of.setdefault(f, d)
+
+
+def path(stem, ext='.c'):
+    """tracer/FOLDER/stem.c, the path of a file of tracer/."""
+    return 'tracer/' + os.path.join(folder_of.get(stem + ext, ''), stem + ext)
+
+
+sources = sorted(f[:-2] for f in folder_of if f.endswith('.c'))
 for s in sources:
     if s not in layer:
-        bad.append('tracer/%s.c is not in the picture of docs/design.md, '
-                   '"Layers": draw it on its row' % s)
+        bad.append('%s is not in the picture of docs/design.md, '
+                   '"Layers": draw it on its row' % path(s))
+    elif drawn_in[s] != folder_of[s + '.c']:
+        bad.append('docs/design.md draws %s.c in tracer/%s, but it is %s' %
+                   (s, drawn_in[s] + '/' if drawn_in[s] else '', path(s)))
 for s in sorted(layer):
     if s not in sources:
         bad.append('docs/design.md draws %s.c, which tracer/ does not have'
@@ -156,16 +197,23 @@ def nm(obj, flags):
     return sorted(undefined if flags == ['-u'] else defined)
 
 
-odir = os.path.join(build, 'obj', 'tracer')
-nm_objects([os.path.join(build, 'obj', d, f)
-            for d in ('tracer', 'sandbox', 'report', 'cli')
-            if os.path.isdir(os.path.join(build, 'obj', d))
-            for f in sorted(os.listdir(os.path.join(build, 'obj', d)))
-            if f.endswith('.o')])
+def objects(d):
+    """The objects of a source folder (tracer/ and its folders' alone)."""
+    if d == 'tracer':
+        return [os.path.join(build, 'obj', path(s)[:-2] + '.o')
+                for s in sources]
+    od = os.path.join(build, 'obj', d)
+    return [os.path.join(od, f) for f in
+            (sorted(os.listdir(od)) if os.path.isdir(od) else [])
+            if f.endswith('.o')]
+
+
+nm_objects([o for d in ('tracer', 'sandbox', 'report', 'cli')
+            for o in objects(d) if os.path.exists(o)])
 owner = {}
 undef = {}
 for s in sources:
-    obj = os.path.join(odir, s + '.o')
+    obj = os.path.join(build, 'obj', path(s)[:-2] + '.o')
     if not os.path.exists(obj):
         die('%s is not built (make all first)' % obj)
     for l in nm(obj, ['--defined-only', '-g']):
@@ -182,7 +230,8 @@ for s in sources:
 # (types only) to the file of its name; internal.h is grouped by layer.
 def header_row(h):
     try:
-        text = open(os.path.join(tdir, h + '.h'), encoding='utf-8').read()
+        text = open(os.path.join(root, path(h, '.h')),
+                    encoding='utf-8').read()
     except OSError:
         return None, None
     rows = [(layer[owner[n]], owner[n]) for n in
@@ -194,7 +243,7 @@ def header_row(h):
 
 
 for s in sources:
-    text = open(os.path.join(tdir, s + '.c'), encoding='utf-8').read()
+    text = open(os.path.join(root, path(s)), encoding='utf-8').read()
     for h in re.findall(r'^\s*#\s*include\s+"([a-z_0-9]+)\.h"', text,
                         flags=re.M):
         if h == 'internal':
@@ -203,14 +252,35 @@ for s in sources:
         if r is not None and f != s:
             check(s, f, 'includes %s.h, the header of' % h)
 
-# cli/: corral.h only
-lib_defined = set()
+# The folders as wholes: tracer/base/ is the floor; sandbox/ stands on
+# tracer/base/ alone; report/ reads journals with tracer/base/ and
+# tracer/journal/. (The rows above hold each file; this holds the rooms, so
+# that a folder can be read, and built, knowing only those below it.)
+where_def = {}  # symbol -> (folder, file) that defines it
 for d in ('tracer', 'sandbox', 'report'):
-    od = os.path.join(build, 'obj', d)
-    for f in sorted(os.listdir(od)) if os.path.isdir(od) else []:
-        if f.endswith('.o'):
-            lib_defined |= {l.split()[0] for l in
-                            nm(os.path.join(od, f), ['--defined-only', '-g'])}
+    for o in objects(d):
+        rel = os.path.relpath(o, os.path.join(build, 'obj'))[:-2] + '.c'
+        for sym in nm(o, ['--defined-only', '-g']):
+            where_def.setdefault(sym, (os.path.dirname(rel), rel))
+rooms = [('tracer/base', {'tracer/base'},
+          'tracer/base/ is the floor: it uses nothing outside it'),
+         ('sandbox', {'sandbox', 'tracer/base'},
+          'sandbox/ uses, of tracer/, only tracer/base/'),
+         ('report', {'report', 'tracer/base', 'tracer/journal'},
+          'report/ uses, of tracer/, only tracer/base/ and tracer/journal/')]
+for room, may, rule in rooms:
+    for o in (objects('tracer') if room.startswith('tracer/') else
+              objects(room)):
+        rel = os.path.relpath(o, os.path.join(build, 'obj'))[:-2] + '.c'
+        if not rel.startswith(room + '/'):
+            continue
+        for sym in nm(o, ['-u']):
+            if sym in where_def and where_def[sym][0] not in may:
+                bad.append('%s uses %s of %s (docs/design.md, "Folders": '
+                           '%s)' % (rel, sym, where_def[sym][1], rule))
+
+# cli/: corral.h only
+lib_defined = set(where_def)
 cdir = os.path.join(root, 'cli')
 for f in sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []:
     if f.endswith('.c'):
@@ -225,8 +295,10 @@ for f in sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []:
 for b in sorted(set(bad)):
     print(b, file=sys.stderr)
 if bad:
-    print('check-layers: %d arrow(s) against docs/design.md, "Layers"' %
+    print('check-layers: %d arrow(s) against docs/design.md ("Layers", '
+          '"Folders")' %
           len(set(bad)), file=sys.stderr)
     sys.exit(1)
-print('check-layers: tracer/ keeps to the picture (%d files, %d rows)' %
-      (len(sources), row + 1))
+print('check-layers: tracer/ keeps to the picture (%d files, %d rows, '
+      '%d folders)' % (len(sources), row + 1,
+                      len({folder_of[s + '.c'] for s in sources})))

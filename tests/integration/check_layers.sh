@@ -2,16 +2,18 @@
 # make check-layers (tests/check-layers.py) holds tracer/ to the picture in
 # docs/design.md, "Layers": the tree as built keeps to it, and each way of
 # breaking it is caught: a call up a row, a call along a row without an
-# arrow, an include of an upper file's header, a file not drawn, a CLI
-# that uses more of the library than corral.h; and the real tree with one
-# arrow rubbed out of the picture.
+# arrow, an include of an upper file's header, a file not drawn, a file
+# drawn in another folder than its own, two headers of one name, a CLI
+# that uses more of the library than corral.h, a sandbox/ or report/ file
+# or a tracer/base/ one that uses a folder it must not; and the real tree
+# with one arrow rubbed out of the picture.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_test "python3 not found"
 command -v nm >/dev/null || skip_test "nm not found (binutils)"
 CHECK=$ROOT/tests/check-layers.py
 
 RUN_LABEL="the tree"
-[ -f "$BUILD/obj/tracer/loop.o" ] || { fail "$BUILD/obj not built (make all)"; done_test; }
+[ -f "$BUILD/obj/tracer/core/loop.o" ] || { fail "$BUILD/obj not built (make all)"; done_test; }
 python3 "$CHECK" --root "$ROOT" --build "$BUILD" >"$T/out" 2>&1 ||
 	fail "the tree does not keep to docs/design.md: $(cat "$T/out")"
 
@@ -19,54 +21,63 @@ RUN_LABEL="the tree, an arrow rubbed out of the picture"
 mkdir -p "$T/real/docs"
 ln -s "$ROOT/tracer" "$T/real/tracer"
 ln -s "$ROOT/cli" "$T/real/cli"
+ln -s "$ROOT/sandbox" "$T/real/sandbox"
+ln -s "$ROOT/report" "$T/real/report"
 sed 's/`live.c -> ending.c` and //' "$ROOT/docs/design.md" >"$T/real/docs/design.md"
 cmp -s "$ROOT/docs/design.md" "$T/real/docs/design.md" && fail "the edit changed nothing"
 if python3 "$CHECK" --root "$T/real" --build "$BUILD" >"$T/out" 2>&1; then
 	fail "live.c's calls into ending.c were not caught"
 else
-	grep -q 'tracer/live.c uses corral_stop_all of tracer/ending.c, on its own row' "$T/out" ||
+	grep -q 'tracer/stacks/live.c uses corral_stop_all of tracer/core/ending.c, on its own row' "$T/out" ||
 		fail "not the expected complaint: $(cat "$T/out")"
 fi
 
-# A small tree of its own: top.c above mid.c and side.c (one row) above
-# bottom.c, one arrow mid -> side.
+# A small tree of its own, in folders as the real one: core/top.c above
+# core/mid.c and journal/side.c (one row) above base/bottom.c, one arrow
+# mid -> side; sandbox/sb.c and report/rep.c use base/bottom.c.
 mini() { # label, expected rc, then "file=C source" pairs
 	local label=$1 want=$2
 	shift 2
 	RUN_LABEL="mini: $label"
 	rm -rf "$T/m"
-	mkdir -p "$T/m/docs" "$T/m/tracer" "$T/m/cli" "$T/m/b/obj/tracer" "$T/m/b/obj/cli"
+	mkdir -p "$T/m/docs" "$T/m/tracer/core" "$T/m/tracer/journal" "$T/m/tracer/base" \
+		"$T/m/sandbox" "$T/m/report" "$T/m/cli"
 	cat >"$T/m/docs/design.md" <<'DOC'
 ## Layers
 
 ```
- top    top.c
+ top    core/top.c
         ---------------------
-        mid.c  side.c
+        core/mid.c  journal/side.c
         ---------------------
- bottom bottom.c
+ bottom base/: bottom.c
 ```
 
 On its own row along an arrow only (`mid.c -> side.c`).
 
 ## Next
 DOC
-	printf 'int bottom_fn(void) { return 1; }\n' >"$T/m/tracer/bottom.c"
-	printf 'int bottom_fn(void);\n' >"$T/m/tracer/bottom.h"
-	printf '#include "bottom.h"\nint top_fn(void) { return bottom_fn(); }\n' >"$T/m/tracer/top.c"
-	printf 'int top_fn(void);\n' >"$T/m/tracer/top.h"
-	printf 'int mid_fn(void) { return 2; }\n' >"$T/m/tracer/mid.c"
-	printf 'int side_fn(void) { return 3; }\n' >"$T/m/tracer/side.c"
+	printf 'int bottom_fn(void) { return 1; }\n' >"$T/m/tracer/base/bottom.c"
+	printf 'int bottom_fn(void);\n' >"$T/m/tracer/base/bottom.h"
+	printf '#include "bottom.h"\nint top_fn(void) { return bottom_fn(); }\n' >"$T/m/tracer/core/top.c"
+	printf 'int top_fn(void);\n' >"$T/m/tracer/core/top.h"
+	printf 'int mid_fn(void) { return 2; }\n' >"$T/m/tracer/core/mid.c"
+	printf 'int side_fn(void) { return 3; }\n' >"$T/m/tracer/journal/side.c"
+	printf 'int bottom_fn(void);\nint sb_fn(void) { return bottom_fn(); }\n' >"$T/m/sandbox/sb.c"
+	printf 'int bottom_fn(void);\nint rep_fn(void) { return bottom_fn(); }\n' >"$T/m/report/rep.c"
 	printf 'int corral_api(void);\nint main(void) { return corral_api(); }\n' >"$T/m/cli/main.c"
-	printf 'int corral_api(void) { return 0; }\n' >>"$T/m/tracer/top.c"
+	printf 'int corral_api(void) { return 0; }\n' >>"$T/m/tracer/core/top.c"
 	local kv
 	for kv in "$@"; do
+		case $kv in =*) rm -f "$T/m/${kv#=}"; continue ;; esac
 		printf '%s\n' "${kv#*=}" >"$T/m/${kv%%=*}"
 	done
-	local c
-	for c in "$T"/m/tracer/*.c "$T"/m/cli/*.c; do
-		local d; d=$(basename "$(dirname "$c")")
-		cc -c -I"$T/m/tracer" -o "$T/m/b/obj/$d/$(basename "$c" .c).o" "$c" ||
+	local c inc=()
+	for c in "$T"/m/tracer/*/; do inc+=(-I"$c"); done
+	for c in "$T"/m/tracer/*/*.c "$T"/m/sandbox/*.c "$T"/m/report/*.c "$T"/m/cli/*.c; do
+		local o=$T/m/b/obj/${c#"$T"/m/}
+		mkdir -p "$(dirname "$o")"
+		cc -c "${inc[@]}" -o "${o%.c}.o" "$c" ||
 			{ fail "cannot compile $c"; return; }
 	done
 	python3 "$CHECK" --root "$T/m" --build "$T/m/b" >"$T/out" 2>&1
@@ -76,13 +87,20 @@ DOC
 	fi
 }
 mini "as drawn" 0
-mini "a call up a row" 1 'tracer/bottom.c=int top_fn(void); int bottom_fn(void) { return top_fn(); }'
-mini "along its row, with the arrow" 0 'tracer/mid.c=int side_fn(void); int mid_fn(void) { return side_fn(); }'
-mini "along its row, against the arrow" 1 'tracer/side.c=int mid_fn(void); int side_fn(void) { return mid_fn(); }'
-mini "an upper header included" 1 'tracer/bottom.c=#include "top.h"
+mini "a call up a row" 1 'tracer/base/bottom.c=int top_fn(void); int bottom_fn(void) { return top_fn(); }'
+mini "along its row, with the arrow" 0 'tracer/core/mid.c=int side_fn(void); int mid_fn(void) { return side_fn(); }'
+mini "along its row, against the arrow" 1 'tracer/journal/side.c=int mid_fn(void); int side_fn(void) { return mid_fn(); }'
+mini "an upper header included" 1 'tracer/base/bottom.c=#include "top.h"
 int bottom_fn(void) { return 1; }'
-mini "a file not drawn" 1 'tracer/extra.c=int extra_fn(void) { return 4; }'
+mini "a file not drawn" 1 'tracer/core/extra.c=int extra_fn(void) { return 4; }'
+mini "a file drawn in another folder" 1 '=tracer/journal/side.c' 'tracer/core/side.c=int side_fn(void) { return 3; }'
+mini "two headers of one name" 1 'tracer/core/bottom.h=int bottom_fn(void);'
 mini "the CLI past corral.h" 1 'cli/main.c=int bottom_fn(void); int main(void) { return bottom_fn(); }'
+mini "sandbox/ on tracer/journal/" 1 'sandbox/sb.c=int side_fn(void); int sb_fn(void) { return side_fn(); }'
+mini "sandbox/ on tracer/core/" 1 'sandbox/sb.c=int mid_fn(void); int sb_fn(void) { return mid_fn(); }'
+mini "report/ on tracer/journal/" 0 'report/rep.c=int side_fn(void); int rep_fn(void) { return side_fn(); }'
+mini "report/ on tracer/core/" 1 'report/rep.c=int mid_fn(void); int rep_fn(void) { return mid_fn(); }'
+mini "tracer/base/ on sandbox/" 1 'tracer/base/bottom.c=int sb_fn(void); int bottom_fn(void) { return sb_fn(); }'
 
 
 # One writer per part of struct corral (tests/check-owners.py): the tree
