@@ -26,7 +26,7 @@ $(BENCH_DIR)/runner: bench/runner.c bench/procwalk.c bench/cgkill.c \
 	$(CC) $(BENCH_CFLAGS) -o $@ bench/runner.c bench/procwalk.c bench/cgkill.c
 
 # The one bench program that links the library: it wraps the kernel seam
-# (tracer/sys.h) to time, in place, what corral does while a task waits.
+# (tracer/core/sys.h) to time, in place, what corral does while a task waits.
 # Built as the library is (its figures are the library's), with the unit
 # tests' view of the internal headers.
 $(BENCH_DIR)/waitpath: bench/waitpath.c $(BUILD)/libcorral.a

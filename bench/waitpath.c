@@ -4,7 +4,7 @@
  *   waitpath [-j JOURNAL] [-n RUNS] -- COMMAND [ARG...]
  *
  * Runs COMMAND under corral (the library, as `corral run -q` would) with
- * the kernel seam (tracer/sys.h) wrapped: every wait status corral takes
+ * the kernel seam (tracer/core/sys.h) wrapped: every wait status corral takes
  * and every PTRACE_CONT or PTRACE_LISTEN it makes is timestamped here, so
  * the time from a status reaching corral to the resume of its task is
  * measured in place, per kind of event, without a probe in corral's code.
@@ -14,7 +14,7 @@
  * a sequential workload (a shell, bench/forkexec) waits for; the journal's
  * share is the difference of a run with -j and one without.
  *
- * Internal: it links libcorral.a and sees tracer/internal.h (like the unit
+ * Internal: it links libcorral.a and sees tracer/core/internal.h (like the unit
  * tests), because the seam is not public. Numbers are means and medians
  * over all events of all RUNS (docs/bench.md, "The journal").
  */

@@ -1,6 +1,6 @@
 /*
  * ps.c - `corral ps`: the corrals of this user that listen here, and the
- * live tree of one of them (its socket, tracer/live.c).
+ * live tree of one of them (its socket, tracer/stacks/live.c).
  *
  *   corral ps [--stacks|--json] [PID]
  *
@@ -12,7 +12,7 @@
  *   name), of our uid (any uid when we are root);
  * - and PID runs our own executable: /proc/PID/exe is the same file
  *   (st_dev, st_ino) as /proc/self/exe. A running corral is non-dumpable
- *   (tracer/spawn.c), so an unprivileged client cannot read that link
+ *   (tracer/core/spawn.c), so an unprivileged client cannot read that link
  *   (EACCES); then PID must not be traced: every member of a tree is
  *   traced by its corral (docs/threat-model.md, "every task is known") and
  *   cannot detach, while a corral started by a user is not;

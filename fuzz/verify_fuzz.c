@@ -1,7 +1,7 @@
 /*
  * verify_fuzz.c - libFuzzer target for the journal reader behind
  * `corral verify` (journal_verify_core(), behind corral_journal_verify(),
- * tracer/chain.c): any bytes must
+ * tracer/journal/chain.c): any bytes must
  * give a verdict or -EINVAL, never a crash, a hang or an out-of-bounds
  * read. `make fuzz` builds it with clang and runs it for FUZZ_SECONDS,
  * starting from a real journal (fuzz/README).

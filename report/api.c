@@ -32,8 +32,8 @@ static void on_line(const struct corral_journal_line *l, void *arg)
 }
 
 /*
- * The journal's own check (docs/journal.md, tracer/chain.c) first: which
- * lines were changed, inserted, removed or reordered. The report then
+ * The journal's own check (docs/journal.md, tracer/journal/chain.c) first:
+ * which lines were changed, inserted, removed or reordered. The report then
  * shows every line it can read and marks those. A file is checked in
  * place (mapped); a pipe cannot be read twice and is not checked.
  */
@@ -271,7 +271,7 @@ static struct ustr base_view(struct ustr u)
 	return us_sub(u, at, n - at);
 }
 
-/* As the tracer names it (tracer/table.c, prog_name, TABLE_WAS_NAME). */
+/* As the tracer names it (tracer/core/table.c, prog_name, TABLE_WAS_NAME). */
 struct ustr rpt_exec_name(const struct rexec *x)
 {
 	struct ustr s = us_lit(NULL);

@@ -749,7 +749,7 @@ static const signed char event_mark[CORRAL_EV__COUNT] = {
 };
 
 /*
- * One event line. The switch names every type of tracer/events.def, with
+ * One event line. The switch names every type of tracer/base/events.def, with
  * no default: a type added there without its case here does not build
  * (-Wswitch), so the report knows every event the writer can write
  * (tests/unit/test_events.c reads a journal with one of each). A name it

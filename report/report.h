@@ -255,7 +255,7 @@ struct rthread {
 	double born, ended;
 };
 
-/* A mark on a process's row (tracer/events.def: MARK, and EV's mark). */
+/* A mark on a process's row (tracer/base/events.def: MARK, and EV's mark). */
 enum rpt_mark {
 #define MARK(id, name) MK_##id,
 #include "events.def"

@@ -1,8 +1,8 @@
 /*
  * tree.c - the process tree from a journal, printed as `corral run --tree`
- * prints it at the end of a run (tracer/live.c, corral_tree_text), so the
- * two can be compared line for line: the same header, order (birth order),
- * argv quoting (tracer/quote.c: as a shell reads it back, bytes that are
+ * prints it at the end of a run (tracer/stacks/live.c, corral_tree_text), so
+ * the two can be compared line for line: the same header, order (birth order),
+ * argv quoting (tracer/base/quote.c: as a shell reads it back, bytes that are
  * not UTF-8 as $'\xHH'), "(fork)" for a process that never exec'd, the
  * same indentation limit.
  */
@@ -14,7 +14,7 @@
 #include "quote.h"
 #include "report.h"
 
-/* " (was a, b)": its earlier programs, as tracer/live.c says them. */
+/* " (was a, b)": its earlier programs, as tracer/stacks/live.c says them. */
 static void put_was(FILE *f, const struct corral_report *m,
 		    const struct rproc *p)
 {
@@ -77,7 +77,7 @@ static void put_line(FILE *f, struct sbuf *b, const struct corral_report *m,
 	if (!p->has_exit)
 		sb_puts(b, "no exit seen");
 	else if (p->sig) {
-		/* named as the live tree names it (tracer/live.c) */
+		/* named as the live tree names it (tracer/stacks/live.c) */
 		char nb[16];
 		sb_printf(b, "killed by %s", signal_name(p->sig, nb));
 		if (p->core)

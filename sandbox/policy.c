@@ -46,9 +46,9 @@ struct deny {
 static const struct deny deny_always[] = {
 	/* Not ptrace: corral's containment filter, under which bwrap and
 	 * every member run, stops every ptrace() call at corral, which
-	 * emulates it (tracer/eptrace.c): no member is ever a real tracer.
-	 * An ERRNO here would outrank that TRACE and break LeakSanitizer,
-	 * gdb and strace inside the sandbox. */
+	 * emulates it (tracer/audit/eptrace.c): no member is ever a real
+	 * tracer. An ERRNO here would outrank that TRACE and break
+	 * LeakSanitizer, gdb and strace inside the sandbox. */
 	/* The filesystem view bwrap built is the sandbox: no changing it. */
 	{"mount", EPERM},
 	{"umount", EPERM},
@@ -166,7 +166,7 @@ static int build(const struct corral_sandbox_config *sc, scmp_filter_ctx *out)
 			  deny_always[i].name, 0, NULL);
 
 	/*
-	 * clone()/unshare() with any namespace flag (tracer/filter.h's
+	 * clone()/unshare() with any namespace flag (tracer/base/filter.h's
 	 * table) is denied (EPERM): a new namespace inside the sandbox could
 	 * remount, re-map users or hide members.
 	 */

@@ -45,8 +45,8 @@ struct sandbox_probe {
 	bool is_root;
 	bool sandbox_ok;  /* can --sandbox work here */
 	char reason[512]; /* if not, why (user-facing) */
-	/* The kernel boundary (issue 9, tracer/landlock.h): the Landlock ABI
-	 * (0: none) and what a default run gets, without and with --sandbox
+	/* The kernel boundary (issue 9, tracer/base/landlock.h): the Landlock
+	 * ABI (0: none) and what a default run gets, without and with --sandbox
 	 * ("landlock", "landlock-ptrace", "seccomp"). */
 	int landlock_abi;
 	const char *boundary, *boundary_sandbox;
@@ -61,12 +61,13 @@ struct sandbox_probe {
  * Returns 0 (the verdict is in p->sandbox_ok / p->reason) or -errno.
  */
 int sandbox_probe(const char *bwrap_override, struct sandbox_probe *p);
-/* Printed by the CLI (cli/probe.c) from corral_probe() (tracer/host_probe.c). */
+/* Printed by the CLI (cli/probe.c) from corral_probe()
+ * (tracer/core/host_probe.c). */
 
 /*
  * Find bwrap: override when given (must be an executable regular file),
  * else "bwrap" in PATH (PATH_DEFAULT when PATH is unset or empty; empty
- * elements are not the current directory): tracer/pathfind.c's search.
+ * elements are not the current directory): tracer/base/pathfind.c's search.
  * Writes the path into out.
  */
 int sandbox_find_bwrap(const char *override, char *out, size_t outlen);

@@ -53,7 +53,7 @@ enum {
 /*
  * Event types: a journal line's "event" is corral_event_name(type). Values
  * are only added, at the end (docs/api.md): a callback ignores a type it
- * does not know. The library's list is tracer/events.def.
+ * does not know. The library's list is tracer/base/events.def.
  */
 enum corral_event_type {
 	CORRAL_EV_START,

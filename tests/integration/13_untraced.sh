@@ -2,7 +2,7 @@
 # CLONE_UNTRACED would make a child the tracer is not told about: under
 # corral clone(CLONE_UNTRACED) stops at corral, which clears the bit (the
 # child is traced like any other: LeakSanitizer's helper needs the clone to
-# work, tracer/eptrace.c), clone3 fails with ENOSYS (its flags are in
+# work, tracer/audit/eptrace.c), clone3 fails with ENOSYS (its flags are in
 # memory, out of a seccomp filter's reach), and nothing escapes.
 . "$(dirname "$0")/lib.sh"
 need_corral

@@ -2,7 +2,7 @@
 # Members that use ptrace: PTRACE_TRACEME makes the child its parent's
 # emulated tracee (the kernel would allow it; its parent installs the wait
 # trap); attaching to corral itself fails; attaching to a sibling is emulated by
-# corral (tracer/eptrace.c: the kernel would allow it, same user, dumpable,
+# corral (tracer/audit/eptrace.c: the kernel would allow it, same user, dumpable,
 # no Yama on the test hosts or a descendant's attach), journaled as `ptrace`
 # events, and supervision goes on to a clean end.
 . "$(dirname "$0")/lib.sh"

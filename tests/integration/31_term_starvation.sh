@@ -32,7 +32,7 @@ done
 # (each fork of the command waits for its turn in corral's fair batches,
 # among every member's): the signal is sent then anyway (TERM_READY_SOFT).
 # Acted on within TERM_SLACK of the signal (j_acted_within: a SIGTERM once
-# stayed unread while the storm kept corral's queue full, tracer/loop.c);
+# stayed unread while the storm kept corral's queue full, tracer/core/loop.c);
 # done within the stacks taken at the ending (before SIGTERM to the
 # members: up to the 5 s budget under load) + the grace + the slack.
 TERM_CASE="storm -s 300" TERM_WAYS=sigterm TERM_READY=10 TERM_READY_SOFT=1 \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # adv_journal_path.sh - the files corral writes are opened like a careful
-# root daemon opens a log (issue 23, tracer/safe_open.c, docs/journal.md
+# root daemon opens a log (issue 23, tracer/base/safe_open.c, docs/journal.md
 # "Where lines go"). A member of a run can write its workspace (a root
 # `corral run --sandbox` runs the command as the workspace's owner) and
 # plants, where the next run writes its journal:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # debuggers.sh - a debugger run as a member on another member works
-# (tracer/eptrace.c, the emulated ptrace, docs/design.md):
+# (tracer/audit/eptrace.c, the emulated ptrace, docs/design.md):
 #   - gdb: tests/fixtures/dbg_target.c (two threads, parked in
 #     corral_dbg_thread_park and corral_dbg_main_park) forks
 #     `gdb -p ITSELF -batch -ex 'thread apply all bt'`; gdb prints both

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # eptrace.sh - a member tracing another member gets an emulated tracer
-# (tracer/eptrace.c), never looser than the kernel, and ends cleanly
+# (tracer/audit/eptrace.c), never looser than the kernel, and ends cleanly
 # (tests/fixtures/ept.c):
 #   - die: the tracer exits without detaching: its tracee runs again (the
 #     kernel detaches it) and the journal says tracer-exit;

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """events_table.py ROOT [--fix]: the event vocabulary's places against
-tracer/events.def, its one declaration (events_table.sh runs it).
+tracer/base/events.def, its one declaration (events_table.sh runs it).
 
 Checked: include/corral/common.h's enum corral_event_type (same members, same
 order), report/timeline.html's MK table (MARK's names, in order), each
 EV's mark is a MARK, docs/journal.md documents every event (a row in its
 "Events" or "Forensics events" table) and its "Key index" is the list
 itself. --fix rewrites the key index from events.def (then review the
-diff). The C places are checked by the compiler (tracer/names.c,
+diff). The C places are checked by the compiler (tracer/base/names.c,
 journal.c's and the report's switches) and by tests/unit/test_events.c.
 """
 import re
@@ -52,7 +52,7 @@ def parse_def(text):
     return evs, marks
 
 
-evs, marks = parse_def(read('tracer/events.def'))
+evs, marks = parse_def(read('tracer/base/events.def'))
 if len(evs) < 20 or len(marks) < 8:
     bad.append('events.def: read %d events and %d marks: the parser is '
                'wrong' % (len(evs), len(marks)))
@@ -76,14 +76,14 @@ members = re.findall(r'\b(CORRAL_EV_\w+)', re.sub(r'/\*.*?\*/', '',
 want = ['CORRAL_EV_' + e['id'] for e in evs]
 if members != want:
     bad.append('include/corral/common.h: enum corral_event_type is %s; '
-               'tracer/events.def says %s' % (members, want))
+               'tracer/base/events.def says %s' % (members, want))
 
 # report/timeline.html: the MK table
 html = read('report/timeline.html')
 m = re.search(r'^const MK = \[(.*?)\];', html, flags=re.M)
 mk = re.findall(r'"([^"]*)"', m.group(1)) if m else None
 if mk != [n for _, n in marks]:
-    bad.append('report/timeline.html: MK is %s; tracer/events.def\'s MARK '
+    bad.append('report/timeline.html: MK is %s; tracer/base/events.def\'s MARK '
                'list is %s' % (mk, [n for _, n in marks]))
 
 # docs/journal.md: every event in a table, and the key index
@@ -96,7 +96,7 @@ for n in names:
                    '"Forensics events"' % n)
 for n in sorted(documented - set(names)):
     bad.append('docs/journal.md documents an event %s that '
-               'tracer/events.def does not list' % n)
+               'tracer/base/events.def does not list' % n)
 
 start = doc.index('\n## Key index')
 tbl = doc.index('\n| event |', start)
@@ -112,9 +112,9 @@ if doc[tbl:end] != table:
     if fix:
         with open(root + '/docs/journal.md', 'w', encoding='utf-8') as f:
             f.write(doc[:tbl] + table + doc[end:])
-        print('docs/journal.md: key index rewritten from tracer/events.def')
+        print('docs/journal.md: key index rewritten from tracer/base/events.def')
     else:
-        bad.append('docs/journal.md: the key index is not tracer/events.def '
+        bad.append('docs/journal.md: the key index is not tracer/base/events.def '
                    '(tests/integration/events_table.py ROOT --fix writes '
                    'it); it should read:' + table)
 

@@ -8,7 +8,7 @@
 need_corral
 
 # Every library symbol the CLI objects use is a public one.
-nm -g --defined-only "$BUILD"/obj/tracer/*.o "$BUILD"/obj/sandbox/*.o 2>/dev/null |
+nm -g --defined-only "$BUILD"/obj/tracer/*/*.o "$BUILD"/obj/sandbox/*.o 2>/dev/null |
 	awk 'NF == 3 { print $3 }' | sort -u >"$T/libsyms"
 [ -s "$T/libsyms" ] || fail "no library objects in $BUILD/obj"
 cat "$ROOT"/include/corral.h "$ROOT"/include/corral/*.h |

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The journal's exec lines tell the truth about argv and the executable,
-# however corral reads them (tracer/execstack.c: from the new image's stack
+# however corral reads them (tracer/stacks/execstack.c: from the new image's stack
 # at the exec stop; /proc/PID/cmdline when that does not apply). The
 # witness is the process itself: fixtures/argv_self writes, in its own
 # words, the argv main() got and readlink(/proc/self/exe); a 32-bit program

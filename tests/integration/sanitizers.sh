@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitizers.sh - LeakSanitizer works inside corral (tracer/eptrace.c, the
+# sanitizers.sh - LeakSanitizer works inside corral (tracer/audit/eptrace.c, the
 # emulated ptrace): its StopTheWorld clones a CLONE_UNTRACED helper, which
 # PTRACE_ATTACHes every thread, waits with __WALL, reads their registers
 # (PTRACE_GETREGSET) and stacks, then detaches. Without the emulation every

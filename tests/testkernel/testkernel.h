@@ -4,8 +4,8 @@
  * everything (docs/testing.md, "Older kernels on this one").
  *
  * Compiled only into build/tests/corral-testkernel: the objects of the few
- * library files that ask the kernel what it offers (tracer/landlock.c,
- * tracer/audit.c, tracer/execstack.c) are built a second time with
+ * library files that ask the kernel what it offers (tracer/base/landlock.c,
+ * tracer/audit/audit.c, tracer/stacks/execstack.c) are built a second time with
  * -DCORRAL_TESTING and linked before libcorral.a. The release library and
  * CLI contain none of this: no environment variable changes what they do.
  * A member cannot reach it either: corral reads its own environment.

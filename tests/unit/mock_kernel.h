@@ -1,5 +1,5 @@
 /*
- * mock_kernel.h - a scripted kernel (struct corral_sys, tracer/sys.h) for
+ * mock_kernel.h - a scripted kernel (struct corral_sys, tracer/core/sys.h) for
  * the unit tests of the engine, the ending and the loop.
  *
  * The tests feed wait statuses in the awkward orders the real kernel can

@@ -52,7 +52,7 @@ static const struct audit_ctx ctx = {
 	.caller = CALLER,
 };
 
-/* The native number of a rule's call (tracer/syscalls.def). */
+/* The native number of a rule's call (tracer/base/syscalls.def). */
 static long nr_of(enum filter_rule rule)
 {
 	static const long nr[FILTER_RULE__COUNT] = {
@@ -668,7 +668,7 @@ static void test_filter_eval(void **state)
 }
 
 /*
- * tracer/syscalls.def is the list of traced calls: the filter filter.c
+ * tracer/base/syscalls.def is the list of traced calls: the filter filter.c
  * builds TRACEs exactly its rules, the OBSERVE ones in every mode (corral
  * must see them: the emulated ptrace) and the AUDIT ones only with
  * --escape; each has a name and a case in the decoder.
@@ -693,7 +693,7 @@ static void traced_rules(enum corral_escape_mode mode,
 		unsigned rule = f->k & SECCOMP_RET_DATA;
 		if (rule == FILTER_RULE_NONE || rule >= FILTER_RULE__COUNT)
 			fail_msg("the filter TRACEs with data %u: no rule of "
-				 "tracer/syscalls.def",
+				 "tracer/base/syscalls.def",
 				 rule);
 		seen[rule] = true;
 	}
@@ -716,12 +716,12 @@ static void test_rules_as_declared(void **state)
 	traced_rules(CORRAL_ESCAPE_LOG, log);
 	for (unsigned r = 1; r < FILTER_RULE__COUNT; r++) {
 		if (!log[r])
-			fail_msg("%s: declared in tracer/syscalls.def, but the "
-				 "filter never TRACEs it (filter.c)",
+			fail_msg("%s: declared in tracer/base/syscalls.def, "
+				 "but the filter never TRACEs it (filter.c)",
 				 def[r].id);
 		if (off[r] != def[r].observe)
 			fail_msg("%s: the filter %s it without --escape, but "
-				 "tracer/syscalls.def says %s",
+				 "tracer/base/syscalls.def says %s",
 				 def[r].id,
 				 off[r] ? "TRACEs" : "does not TRACE",
 				 def[r].observe ? "OBSERVE" : "AUDIT");

@@ -1,6 +1,6 @@
 /*
- * test_chain.c - the journal's digest chain (tracer/chain.c): the digest
- * of a line is HMAC-SHA256 as OpenSSL computes it, over the previous
+ * test_chain.c - the journal's digest chain (tracer/journal/chain.c): the
+ * digest of a line is HMAC-SHA256 as OpenSSL computes it, over the previous
  * digest and the line's bytes; the reader finds a changed line by number,
  * calls back for every line, and refuses what is not a journal.
  */

@@ -1,5 +1,5 @@
 /*
- * test_eptrace.c - the emulated ptrace (tracer/eptrace.c) on the mock
+ * test_eptrace.c - the emulated ptrace (tracer/audit/eptrace.c) on the mock
  * kernel, in the kernel's orders: a member's ptrace() and __WALL waits are
  * seccomp stops that corral answers (the call skipped, the result in its
  * registers, what it returns written into its memory).

@@ -1,6 +1,6 @@
 /*
- * test_events.c - the event vocabulary is declared once (tracer/events.def)
- * and the writer and the reader keep to it.
+ * test_events.c - the event vocabulary is declared once
+ * (tracer/base/events.def) and the writer and the reader keep to it.
  *
  * The journal writer (the real one, on a memfd, through the real sink) is
  * handed one event of every type with every field it can write set, in
@@ -211,7 +211,7 @@ static void check_keys(const char *j)
 		int t = event_by_name(ev, el);
 		if (t < 0)
 			fail_msg("the writer wrote event \"%s\", which "
-				 "tracer/events.def does not list",
+				 "tracer/base/events.def does not list",
 				 ev);
 		lines_of[t]++;
 		for (int32_t i = o->first; i >= 0; i = d->n[i].next) {
@@ -220,7 +220,7 @@ static void check_keys(const char *j)
 			const char *ty = type_name(kv->type);
 			if (!declared(t, k, kv->klen, ty))
 				fail_msg("%s writes key \"%.*s\" (type %s): "
-					 "not in tracer/events.def",
+					 "not in tracer/base/events.def",
 					 ev, (int)kv->klen, k, ty);
 			char w[96];
 			snprintf(w, sizeof(w), " %.*s ", (int)kv->klen, k);

@@ -1,8 +1,8 @@
 /*
  * test_helpers.c - the small shared helpers that several parts of the
  * library use instead of their own copies: the write-all loop
- * (tracer/writeall.c), the signal names (tracer/names.c) and the growable
- * arrays (tracer/grow.c).
+ * (tracer/base/writeall.c), the signal names (tracer/base/names.c) and the
+ * growable arrays (tracer/base/grow.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
- * test_jsink.c - the journal's sink (tracer/jsink.c) on a real pipe with a
- * one-page buffer: what the reader gets is always whole lines, in order,
+ * test_jsink.c - the journal's sink (tracer/journal/jsink.c) on a real pipe
+ * with a one-page buffer: what the reader gets is always whole lines, in order,
  * none lost while the queue has room; a full queue drops and counts whole
  * lines; a line longer than PIPE_BUF goes out in parts but nothing comes
  * between them; a reader that goes away makes the sink stop, counted.

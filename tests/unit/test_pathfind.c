@@ -1,5 +1,5 @@
 /*
- * test_pathfind.c - the one PATH search (tracer/pathfind.c) under the two
+ * test_pathfind.c - the one PATH search (tracer/base/pathfind.c) under the two
  * sets of rules it serves: execvp's (the command corral runs) and bwrap's
  * (regular files only, empty elements passed over, a non-executable match
  * passed over). Real files in a fresh directory, removed at the end.

@@ -1,6 +1,6 @@
 /*
  * test_quote.c - arguments quoted as a shell reads them back, text made
- * safe for a terminal (tracer/quote.c, used by --tree, the live view and
+ * safe for a terminal (tracer/base/quote.c, used by --tree, the live view and
  * every CLI message).
  */
 #include <setjmp.h>

@@ -1,11 +1,10 @@
 /*
- * test_safe_open.c - safe_open() (tracer/safe_open.c), how corral opens the
- * files it writes and its key file: no symbolic link followed (as the
- * file, as a directory of the path; with openat2 and with the walk a
- * kernel without it gets), only a regular file, a FIFO or /dev/null, a
- * file truncated only when the effective uid owns it and it has one
- * link, a new one made 0600 with O_EXCL, nothing inside a forbidden
- * directory (the sandbox's workspace).
+ * test_safe_open.c - safe_open() (tracer/base/safe_open.c), how corral opens
+ * the files it writes and its key file: no symbolic link followed (as the file,
+ * as a directory of the path; with openat2 and with the walk a kernel without
+ * it gets), only a regular file, a FIFO or /dev/null, a file truncated only
+ * when the effective uid owns it and it has one link, a new one made 0600 with
+ * O_EXCL, nothing inside a forbidden directory (the sandbox's workspace).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -412,7 +412,8 @@ static void test_policy_fd(void **state)
 	fclose(m);
 	assert_null(strstr(buf, "\"socket\""));
 	/* ptrace is corral's containment filter's (TRACEd and emulated:
-	 * tracer/eptrace.c), not the policy's: an ERRNO here would win. */
+	 * tracer/audit/eptrace.c), not the policy's: an ERRNO here would win.
+	 */
 	assert_null(strstr(buf, "\"ptrace\""));
 	assert_non_null(strstr(buf, "\"mount\""));
 	no_children_left();

@@ -2,7 +2,8 @@
  * test: needs ptrace (real traced children: tests/run.sh skips it where
  * its probe sees ptrace refused, as in some package build chroots)
  *
- * test_unwind.c - the stack unwinder (tracer/unwind.c) on real processes.
+ * test_unwind.c - the stack unwinder (tracer/stacks/unwind.c) on real
+ * processes.
  *
  * Fixtures come from $BUILD/fixtures (BUILD defaults to "build"): make
  * build/fixtures/stack_hang build/fixtures/stack_crash

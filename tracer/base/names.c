@@ -44,10 +44,9 @@ const char *corral_signal_name(int sig, char buf[16])
  * (-Wswitch).
  */
 #define EV(id, ...)                                                            \
-	_Static_assert(                                                        \
-		(int)CORRAL_EV_##id == (int)EV_INDEX_##id,                     \
-		"include/corral/common.h and tracer/events.def disagree on "   \
-		"CORRAL_EV_" #id);
+	_Static_assert((int)CORRAL_EV_##id == (int)EV_INDEX_##id,              \
+		       "include/corral/common.h and tracer/base/events.def "   \
+		       "disagree on CORRAL_EV_" #id);
 #include "events.def"
 #undef EV
 
