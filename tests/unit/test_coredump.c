@@ -1,6 +1,6 @@
 /*
- * test_coredump.c - coredump_prepare() (tracer/coredump.c) where it fails
- * before the file is planned: a process that is gone, corral itself. Its
+ * test_coredump.c - coredump_prepare() (tracer/stacks/coredump.c) where it
+ * fails before the file is planned: a process that is gone, corral itself. Its
  * success is compared with the kernel's own core in
  * integration/forensics_cores.sh.
  */
