@@ -23,6 +23,43 @@
 
 #define RESULT_LIST_MAX 20
 
+/*
+ * How many bytes the UTF-8 sequence at p takes, or 0 when it is not one.
+ * Strict (Unicode's table of well-formed sequences): no overlong form, no
+ * surrogate (ED A0..BF), nothing past U+10FFFF (F4 90..), as the journal's
+ * writer has it; Python's json refused the surrogate a lax check let
+ * through (a corral's argv in `corral ps --json`).
+ */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
+	size_t n;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 /* A JSON string: bytes that are not UTF-8 as \udcXX (the journal's way). */
 void result_json_str(FILE *f, const char *s)
 {
@@ -34,19 +71,13 @@ void result_json_str(FILE *f, const char *s)
 	fputc('"', f);
 	while (*p) {
 		unsigned c = *p;
-		int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1
-				   : (c & 0xf0) == 0xe0		     ? 2
-				   : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 3
-								     : -1;
-		for (int k = 1; n > 0 && k <= n; k++)
-			if ((p[k] & 0xc0) != 0x80)
-				n = -1;
-		if (n < 0) {
+		size_t n = utf8_seq(p);
+		if (n == 0) {
 			fprintf(f, "\\udc%02x", c);
 			p++;
-		} else if (n > 0) {
-			fwrite(p, 1, (size_t)n + 1, f);
-			p += n + 1;
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
 		} else {
 			if (c == '"' || c == '\\')
 				fprintf(f, "\\%c", c);
@@ -157,7 +188,8 @@ static int write_all(struct corral *c, const struct corral_result *r,
 	if (cfg->journal_path || cfg->journal_fd >= 0) {
 		fputs("{\"path\":", f);
 		result_json_str(f, cfg->journal_path);
-		fprintf(f, ",\"lines\":%lu,\"lost\":%lu,\"intact\":%s,\"head\":",
+		fprintf(f,
+			",\"lines\":%lu,\"lost\":%lu,\"intact\":%s,\"head\":",
 			(unsigned long)r->journal_lines,
 			(unsigned long)r->journal_lost,
 			r->journal_intact == 1	 ? "true"

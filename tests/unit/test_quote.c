@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "corral.h"
+#include "result.h"
 
 static void check(char *(*fn)(const char *), const char *in, const char *want)
 {
@@ -62,8 +63,44 @@ static void test_escape(void **state)
 	check(corral_escape, "it's \\ fine", "it's \\ fine");
 	check(corral_escape, "", "");
 	check(corral_escape, "\xff", "\\xff");
-	check(corral_escape, "a\xe2\x80\xae" "b\xe2\x81\xa9",
+	check(corral_escape,
+	      "a\xe2\x80\xae"
+	      "b\xe2\x81\xa9",
 	      "a\\xe2\\x80\\xaeb\\xe2\\x81\\xa9");
+}
+
+/* cli/result.c's JSON strings (--result, ps --json): what is not
+ * well-formed UTF-8 is \udcXX, byte by byte, so every output parses. */
+static void jcheck(const char *in, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	result_json_str(f, in);
+	fclose(f);
+	if (strcmp(buf, want))
+		fail_msg("json(%s): got %s, want %s", in, buf, want);
+	free(buf);
+}
+
+static void test_json_str(void **state)
+{
+	(void)state;
+	jcheck("a\"b\\\n", "\"a\\\"b\\\\\\u000a\"");
+	jcheck("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+	       "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+	/* a surrogate (ED A0 80), overlongs (E0 80 80, F0 80 80 80, C0 AF),
+	 * past U+10FFFF (F4 90 80 80), a cut sequence */
+	jcheck("\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
+	jcheck("\xe0\x80\x80", "\"\\udce0\\udc80\\udc80\"");
+	jcheck("\xf0\x80\x80\x80", "\"\\udcf0\\udc80\\udc80\\udc80\"");
+	jcheck("\xc0\xaf", "\"\\udcc0\\udcaf\"");
+	jcheck("\xf4\x90\x80\x80", "\"\\udcf4\\udc90\\udc80\\udc80\"");
+	jcheck("a\xe2\x82", "\"a\\udce2\\udc82\"");
+	/* the edges that are well-formed: U+D7FF, U+E000, U+10FFFF */
+	jcheck("\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf",
+	       "\"\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf\"");
 }
 
 int main(void)
@@ -71,6 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_json_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
