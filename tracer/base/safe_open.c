@@ -182,10 +182,19 @@ static int reopen(int pfd, int dirfd, const char *name, int flags,
 	return fd;
 }
 
-int safe_open(const char *path, struct safe_open *o, char *err, size_t errlen)
+/* A file made or replaced between two steps of one look: look again (not
+ * an fd, not an -errno). */
+#define LOOK_AGAIN INT_MIN
+
+/*
+ * The directory of path, resolved without following a symbolic link: a
+ * step of its own, as a name that is no file and a linked directory are
+ * refused before any file is looked at. dirfd, or -errno with err
+ * written; *namep is path's last component.
+ */
+static int open_parent(const char *path, const char *what, const char **namep,
+		       char *err, size_t errlen)
 {
-	const char *what = o->what ? o->what : "file";
-	o->created = false;
 	size_t len = strlen(path);
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
@@ -208,121 +217,162 @@ int safe_open(const char *path, struct safe_open *o, char *err, size_t errlen)
 	if (dirfd < 0)
 		return fail(err, errlen, -dirfd, "%s %s: %s", what, path,
 			    strerror(-dirfd));
-	int acc = (o->flags & SAFE_WRITE) ? O_WRONLY : O_RDONLY;
-	int r = -EAGAIN;
-	/* A file made or replaced between two steps: look again, a few times. */
-	for (int tries = 0; r == -EAGAIN && tries < 8; tries++) {
-		r = -EAGAIN;
-		int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd < 0 && errno == ENOENT && (o->flags & SAFE_WRITE)) {
-			const struct safe_forbid *f = forbidden(dirfd, NULL, o);
-			if (f) {
-				r = fail(err, errlen, EPERM,
-					 "%s %s: inside %s, where a member of "
-					 "the run can change or replace it: "
-					 "keep it outside",
-					 what, path, f->what);
-				break;
-			}
-			int fd = openat(dirfd, name,
-					acc | o->oflags | O_CREAT | O_EXCL |
-						O_NOFOLLOW | O_CLOEXEC |
-						O_NOCTTY,
-					o->mode);
-			if (fd < 0 && errno == EEXIST)
-				continue;
-			if (fd < 0) {
-				r = fail(err, errlen, errno, "%s %s: %s", what,
-					 path, strerror(errno));
-				break;
-			}
-			fstat(fd, &o->st);
-			o->created = true;
-			r = fd;
-			break;
-		}
-		if (pfd < 0) {
-			r = fail(err, errlen, errno, "%s %s: %s", what, path,
-				 strerror(errno));
-			break;
-		}
-		struct stat st;
-		if (fstat(pfd, &st) < 0) {
-			r = fail(err, errlen, errno, "%s %s: %s", what, path,
-				 strerror(errno));
-			close(pfd);
-			break;
-		}
-		bool reg = S_ISREG(st.st_mode);
-		bool ok = reg ||
-			  ((o->flags & SAFE_FIFO) && S_ISFIFO(st.st_mode)) ||
-			  ((o->flags & SAFE_NULL) && S_ISCHR(st.st_mode) &&
-			   (st.st_rdev == makedev(1, 3) ||
-			    st.st_rdev == makedev(1, 7)));
-		const struct safe_forbid *f =
-			ok && (o->flags & SAFE_WRITE) ? forbidden(dirfd, &st, o)
-						      : NULL;
-		if (!ok && S_ISLNK(st.st_mode))
-			r = fail(err, errlen, ELOOP,
-				 "%s %s: a symbolic link, which corral does "
-				 "not follow to a file it %s (a member of a "
-				 "run may have put it there): remove it or "
-				 "give the real path",
-				 what, path,
-				 (o->flags & SAFE_WRITE) ? "writes" : "reads");
-		else if (!ok)
-			r = fail(err, errlen, EPERM,
-				 "%s %s: %s: corral %s only a regular file%s",
-				 what, path, kind(&st),
-				 (o->flags & SAFE_WRITE) ? "writes" : "reads",
-				 (o->flags & SAFE_FIFO) ? " or a FIFO" : "");
-		else if (f)
-			r = fail(err, errlen, EPERM,
-				 "%s %s: inside %s, where a member of the run "
-				 "can change or replace it: keep it outside",
-				 what, path, f->what);
-		else if (reg && (o->flags & SAFE_WRITE) &&
-			 st.st_uid != geteuid())
-			r = fail(err, errlen, EPERM,
-				 "%s %s: owned by uid %u, not by corral's "
-				 "(%u): not truncated (remove it, or give "
-				 "another path)",
-				 what, path, (unsigned)st.st_uid,
-				 (unsigned)geteuid());
-		else if (reg && (o->flags & SAFE_WRITE) && st.st_nlink > 1)
-			r = fail(err, errlen, EPERM,
-				 "%s %s: has %lu hard links: not truncated "
-				 "(it may be another file's name too)",
-				 what, path, (unsigned long)st.st_nlink);
-		if (r != -EAGAIN) {
-			close(pfd);
-			break;
-		}
-		int fd = reopen(pfd, dirfd, name, acc | o->oflags, &st);
-		close(pfd);
-		if (fd == -EAGAIN)
-			continue;
-		if (fd == -ENXIO) {
-			r = fail(err, errlen, ENXIO, "%s %s: a FIFO with no "
-						     "reader", what, path);
-			break;
-		}
-		if (fd < 0) {
-			r = fail(err, errlen, -fd, "%s %s: %s", what, path,
-				 strerror(-fd));
-			break;
-		}
-		/* O_TRUNC only now, on the file that passed the checks. */
-		if (reg && (o->flags & SAFE_WRITE) && ftruncate(fd, 0) < 0) {
-			r = fail(err, errlen, errno, "%s %s: %s", what, path,
-				 strerror(errno));
-			close(fd);
-			break;
-		}
-		fstat(fd, &o->st);
-		r = fd;
+	*namep = name;
+	return dirfd;
+}
+
+/*
+ * No file by that name, for a writer: make it, O_EXCL. Its own step, the
+ * only one that creates: a forbidden place is refused before anything is
+ * made there. fd, LOOK_AGAIN (made by another meanwhile), or -errno with
+ * err written.
+ */
+static int create_new(int dirfd, const char *name, const char *path,
+		      struct safe_open *o, int acc, char *err, size_t errlen)
+{
+	const char *what = o->what ? o->what : "file";
+	const struct safe_forbid *f = forbidden(dirfd, NULL, o);
+	if (f)
+		return fail(err, errlen, EPERM,
+			    "%s %s: inside %s, where a member of "
+			    "the run can change or replace it: "
+			    "keep it outside",
+			    what, path, f->what);
+	int fd = openat(dirfd, name,
+			acc | o->oflags | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC | O_NOCTTY,
+			o->mode);
+	if (fd < 0 && errno == EEXIST)
+		return LOOK_AGAIN;
+	if (fd < 0)
+		return fail(err, errlen, errno, "%s %s: %s", what, path,
+			    strerror(errno));
+	fstat(fd, &o->st);
+	o->created = true;
+	return fd;
+}
+
+/*
+ * What the name is now (st, not yet opened): may corral open it? Every
+ * refusal in one place, in the order they are checked: a link, a kind of
+ * file it does not take, a forbidden place, for a writer a regular file
+ * that is not its own or has other names. 0, or -errno with err written.
+ */
+static int check_existing(int dirfd, const struct stat *st, const char *path,
+			  const struct safe_open *o, char *err, size_t errlen)
+{
+	const char *what = o->what ? o->what : "file";
+	bool reg = S_ISREG(st->st_mode);
+	bool ok = reg || ((o->flags & SAFE_FIFO) && S_ISFIFO(st->st_mode)) ||
+		  ((o->flags & SAFE_NULL) && S_ISCHR(st->st_mode) &&
+		   (st->st_rdev == makedev(1, 3) ||
+		    st->st_rdev == makedev(1, 7)));
+	const struct safe_forbid *f =
+		ok && (o->flags & SAFE_WRITE) ? forbidden(dirfd, st, o) : NULL;
+	if (!ok && S_ISLNK(st->st_mode))
+		return fail(err, errlen, ELOOP,
+			    "%s %s: a symbolic link, which corral does "
+			    "not follow to a file it %s (a member of a "
+			    "run may have put it there): remove it or "
+			    "give the real path",
+			    what, path,
+			    (o->flags & SAFE_WRITE) ? "writes" : "reads");
+	if (!ok)
+		return fail(err, errlen, EPERM,
+			    "%s %s: %s: corral %s only a regular file%s", what,
+			    path, kind(st),
+			    (o->flags & SAFE_WRITE) ? "writes" : "reads",
+			    (o->flags & SAFE_FIFO) ? " or a FIFO" : "");
+	if (f)
+		return fail(err, errlen, EPERM,
+			    "%s %s: inside %s, where a member of the run "
+			    "can change or replace it: keep it outside",
+			    what, path, f->what);
+	if (reg && (o->flags & SAFE_WRITE) && st->st_uid != geteuid())
+		return fail(err, errlen, EPERM,
+			    "%s %s: owned by uid %u, not by corral's "
+			    "(%u): not truncated (remove it, or give "
+			    "another path)",
+			    what, path, (unsigned)st->st_uid,
+			    (unsigned)geteuid());
+	if (reg && (o->flags & SAFE_WRITE) && st->st_nlink > 1)
+		return fail(err, errlen, EPERM,
+			    "%s %s: has %lu hard links: not truncated "
+			    "(it may be another file's name too)",
+			    what, path, (unsigned long)st->st_nlink);
+	return 0;
+}
+
+/*
+ * The inode pfd names, checked (st), opened for real; for a writer a
+ * regular file is truncated only now, once it passed the checks. fd,
+ * LOOK_AGAIN (replaced since it was checked), or -errno with err written.
+ */
+static int open_checked(int pfd, int dirfd, const char *name, const char *path,
+			struct safe_open *o, int acc, const struct stat *st,
+			char *err, size_t errlen)
+{
+	const char *what = o->what ? o->what : "file";
+	int fd = reopen(pfd, dirfd, name, acc | o->oflags, st);
+	if (fd == -EAGAIN)
+		return LOOK_AGAIN;
+	if (fd == -ENXIO)
+		return fail(err, errlen, ENXIO, "%s %s: a FIFO with no reader",
+			    what, path);
+	if (fd < 0)
+		return fail(err, errlen, -fd, "%s %s: %s", what, path,
+			    strerror(-fd));
+	if (S_ISREG(st->st_mode) && (o->flags & SAFE_WRITE) &&
+	    ftruncate(fd, 0) < 0) {
+		int r = fail(err, errlen, errno, "%s %s: %s", what, path,
+			     strerror(errno));
+		close(fd);
+		return r;
 	}
-	if (r == -EAGAIN)
+	fstat(fd, &o->st);
+	return fd;
+}
+
+/* One look at the name in dirfd: fd, LOOK_AGAIN, or -errno with err. */
+static int look(int dirfd, const char *name, const char *path,
+		struct safe_open *o, char *err, size_t errlen)
+{
+	const char *what = o->what ? o->what : "file";
+	int acc = (o->flags & SAFE_WRITE) ? O_WRONLY : O_RDONLY;
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0 && errno == ENOENT && (o->flags & SAFE_WRITE))
+		return create_new(dirfd, name, path, o, acc, err, errlen);
+	if (pfd < 0)
+		return fail(err, errlen, errno, "%s %s: %s", what, path,
+			    strerror(errno));
+	struct stat st;
+	int r;
+	if (fstat(pfd, &st) < 0)
+		r = fail(err, errlen, errno, "%s %s: %s", what, path,
+			 strerror(errno));
+	else
+		r = check_existing(dirfd, &st, path, o, err, errlen);
+	if (r == 0)
+		r = open_checked(pfd, dirfd, name, path, o, acc, &st, err,
+				 errlen);
+	close(pfd);
+	return r;
+}
+
+int safe_open(const char *path, struct safe_open *o, char *err, size_t errlen)
+{
+	const char *what = o->what ? o->what : "file";
+	const char *name = NULL;
+	o->created = false;
+	int dirfd = open_parent(path, what, &name, err, errlen);
+	if (dirfd < 0)
+		return dirfd;
+	int r = LOOK_AGAIN;
+	/* A file made or replaced between two steps: look again, a few times.
+	 */
+	for (int tries = 0; r == LOOK_AGAIN && tries < 8; tries++)
+		r = look(dirfd, name, path, o, err, errlen);
+	if (r == LOOK_AGAIN)
 		r = fail(err, errlen, EAGAIN,
 			 "%s %s: the file keeps being replaced", what, path);
 	close(dirfd);
