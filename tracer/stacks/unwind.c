@@ -917,6 +917,77 @@ static void graveyard_empty(struct corral_unwinder *u)
 }
 
 /*
+ * The frames from an initialised cursor on, up to max: a step of its own
+ * as the loop is where every way a walk ends is told (the outermost frame,
+ * a loop, libunwind's error, the round's deadline or budget, max). Returns
+ * how many frames were written; *reason is why it stopped (NULL: the
+ * stack's real end), *failed that libunwind gave up on an error.
+ */
+static int walk_frames(struct corral_unwinder *u, struct uw_proc *p,
+		       struct uw_arg *arg, unw_cursor_t *c,
+		       struct corral_frame *frames, int max,
+		       const char **reason, bool *failed)
+{
+	int n = 0, r;
+	bool prev = false, monotonic = true;
+	for (;;) {
+		unw_word_t ip, sp;
+		if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 ||
+		    unw_get_reg(c, UNW_REG_SP, &sp) < 0) {
+			*reason = "unw_get_reg failed";
+			*failed = true;
+			break;
+		}
+		/* A zero return address is how some outermost frames end. */
+		if (n > 0 && ip == 0)
+			break;
+		if (seen_before(u, n, ip, sp, &monotonic)) {
+			*reason = "loop: same ip and sp twice";
+			break;
+		}
+		struct corral_frame *f = &frames[n++];
+		f->ip = ip;
+		symbolize(u, p, c, ip, prev, f);
+
+		/*
+		 * After a signal frame the next ip is where the thread was
+		 * interrupted, not a return address: look it up as is.
+		 */
+		prev = unw_is_signal_frame(c) <= 0;
+		/* The round's deadline, per frame (the reads check it too). */
+		if (arg->deadline > 0 && !arg->cut &&
+		    mono_now() > arg->deadline)
+			arg->cut = "deadline";
+		if (arg->cut)
+			break;
+		r = unw_step(c);
+		if (arg->cut) /* whatever libunwind made of the refusal */
+			break;
+		if (r == 0) {
+			/*
+			 * A real stack ends in _start or clone, in a file.
+			 * Ending at code that is in no file (JIT, a wild
+			 * jump) means libunwind found nothing to go on.
+			 */
+			if (!f->module)
+				*reason = "no unwind info: ip outside any file "
+					  "mapping";
+			break;
+		}
+		if (r < 0) {
+			*reason = step_reason(r);
+			*failed = true;
+			break;
+		}
+		if (n == max) {
+			*reason = "max frames";
+			break;
+		}
+	}
+	return n;
+}
+
+/*
  * The walk itself, from registers already taken: shared by the tracer's
  * own walk (unwinder_stack) and a walk made by another process
  * (unwinder_stack_regs, walker.c). *failed says libunwind gave up on an
@@ -965,65 +1036,10 @@ static int walk(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 			frames[0].module = module_of(u, p, ip0);
 			n = 1;
 		}
-		goto out;
+	} else {
+		n = walk_frames(u, p, arg, &c, frames, max, &reason, failed);
 	}
 
-	bool prev = false, monotonic = true;
-	for (;;) {
-		unw_word_t ip, sp;
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
-		    unw_get_reg(&c, UNW_REG_SP, &sp) < 0) {
-			reason = "unw_get_reg failed";
-			*failed = true;
-			break;
-		}
-		/* A zero return address is how some outermost frames end. */
-		if (n > 0 && ip == 0)
-			break;
-		if (seen_before(u, n, ip, sp, &monotonic)) {
-			reason = "loop: same ip and sp twice";
-			break;
-		}
-		struct corral_frame *f = &frames[n++];
-		f->ip = ip;
-		symbolize(u, p, &c, ip, prev, f);
-
-		/*
-		 * After a signal frame the next ip is where the thread was
-		 * interrupted, not a return address: look it up as is.
-		 */
-		prev = unw_is_signal_frame(&c) <= 0;
-		/* The round's deadline, per frame (the reads check it too). */
-		if (arg->deadline > 0 && !arg->cut && mono_now() > arg->deadline)
-			arg->cut = "deadline";
-		if (arg->cut)
-			break;
-		r = unw_step(&c);
-		if (arg->cut) /* whatever libunwind made of the refusal */
-			break;
-		if (r == 0) {
-			/*
-			 * A real stack ends in _start or clone, in a file.
-			 * Ending at code that is in no file (JIT, a wild
-			 * jump) means libunwind found nothing to go on.
-			 */
-			if (!f->module)
-				reason = "no unwind info: ip outside any file "
-					 "mapping";
-			break;
-		}
-		if (r < 0) {
-			reason = step_reason(r);
-			*failed = true;
-			break;
-		}
-		if (n == max) {
-			reason = "max frames";
-			break;
-		}
-	}
-
-out:
 	uw_cur = NULL;
 	_UPT_destroy(arg->upt);
 	if (arg->cut) {
