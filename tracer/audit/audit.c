@@ -604,19 +604,16 @@ static void decode_signal_call(struct audit_call *out, struct text *t,
 	}
 }
 
-int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
-		 const struct audit_ctx *c, const struct audit_tree_ops *tree,
-		 struct audit_call *out)
+/*
+ * Which call the stop is, before what it means: refused (-EINVAL) when it
+ * is no seccomp stop or no rule of ours, -EPROTO when the rule and the
+ * call's number disagree; else out's rule, number, name and arguments are
+ * set (a 32-bit ABI's cut to 32 bits). A step of its own: what follows
+ * trusts it.
+ */
+static int call_of(const struct ptrace_syscall_info *si, unsigned long msg,
+		   struct audit_call *out)
 {
-	static const struct audit_ctx none;
-	struct text t;
-	int i;
-
-	memset(out, 0, sizeof(*out));
-	out->why = "";
-	t = (struct text){.buf = out->text, .cap = sizeof(out->text)};
-	if (!c)
-		c = &none;
 	if (!si || si->op != PTRACE_SYSCALL_INFO_SECCOMP)
 		return -EINVAL;
 	if (msg >= FILTER_RULE__COUNT || !rule_names[msg])
@@ -634,9 +631,26 @@ int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
 	out->name = rule_names[msg];
 	/* A 32-bit ABI passes 32-bit registers; what is above is noise. */
 	bool narrow = !(si->arch & __AUDIT_ARCH_64BIT);
-	for (i = 0; i < 6; i++)
+	for (int i = 0; i < 6; i++)
 		out->args[i] = narrow ? (uint32_t)si->seccomp.args[i]
 				      : si->seccomp.args[i];
+	return 0;
+}
+
+int audit_decode(const struct ptrace_syscall_info *si, unsigned long msg,
+		 const struct audit_ctx *c, const struct audit_tree_ops *tree,
+		 struct audit_call *out)
+{
+	static const struct audit_ctx none;
+
+	memset(out, 0, sizeof(*out));
+	out->why = "";
+	struct text t = {.buf = out->text, .cap = sizeof(out->text)};
+	if (!c)
+		c = &none;
+	int err = call_of(si, msg, out);
+	if (err)
+		return err;
 	const uint64_t *a = out->args;
 
 	/* Every rule of syscalls.def has its case: no default (-Wswitch). */
@@ -757,6 +771,122 @@ static int unjudged(struct audit_call *out, int err, int refuse,
 	return err;
 }
 
+/*
+ * What the kernel says the stopped call is (PTRACE_GET_SYSCALL_INFO): 0,
+ * -ESRCH (gone), or unjudged()'s return when it cannot say. Its own step:
+ * a kernel before 5.3 (or one pretended, testkernel.h) ends here.
+ */
+static int syscall_info(const struct corral_sys *sys, pid_t tid,
+			struct ptrace_syscall_info *si, struct audit_call *out)
+{
+	long r;
+#ifdef CORRAL_TESTING /* a kernel before 5.3, pretended (testkernel.h) */
+	if (testkernel_no_syscall_info())
+		r = -EIO;
+	else
+#endif
+		r = sys_ptrace(sys, PTRACE_GET_SYSCALL_INFO, tid,
+			       (void *)sizeof(*si), si);
+	if (r == -ESRCH)
+		return -ESRCH;
+	if (r < 0) {
+		snprintf(out->text, sizeof(out->text),
+			 "PTRACE_GET_SYSCALL_INFO: %s", strerror((int)-r));
+		return unjudged(out, (int)r, ENOSYS,
+				"cannot judge: no syscall information");
+	}
+	if (si->op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		snprintf(out->text, sizeof(out->text),
+			 "syscall information of kind %u", (unsigned)si->op);
+		return unjudged(out, -EPROTO, ENOSYS,
+				"cannot judge: not a seccomp stop");
+	}
+	return 0;
+}
+
+/*
+ * Which of our rules this is, from what the kernel says the call is and
+ * our own filter, never from the stop's data: a member's filter returning
+ * TRACE with data of its choice wins that field. 0 with *rule set,
+ * AUDIT_NOT_OURS, or unjudged()'s return.
+ */
+static int our_rule(const struct sock_fprog *prog,
+		    const struct ptrace_syscall_info *si,
+		    struct audit_call *out, uint32_t *rule)
+{
+	struct seccomp_data d = {
+		.nr = (int)si->seccomp.nr,
+		.arch = si->arch,
+		.instruction_pointer = si->instruction_pointer,
+	};
+	for (int i = 0; i < 6; i++)
+		d.args[i] = si->seccomp.args[i];
+	uint32_t act = filter_eval(prog, &d);
+	*rule = act & SECCOMP_RET_DATA;
+	switch (act & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		for (int i = 0; i < 6; i++)
+			out->args[i] = si->seccomp.args[i];
+		return AUDIT_NOT_OURS;
+	case SECCOMP_RET_TRACE:
+		return 0;
+	case SECCOMP_RET_ERRNO:
+		/* Cannot happen (ERRNO outranks TRACE): fail as we would. */
+		return unjudged(out, -EPROTO, *rule ? (int)*rule : EPERM,
+				"cannot judge: corral's filter refuses it");
+	default:
+		/* An architecture the filter does not know, or worse. */
+		return unjudged(out, -EPROTO, ENOSYS,
+				"cannot judge: corral's filter kills it");
+	}
+}
+
+/*
+ * What the decoder may need beyond the registers, read from the member
+ * and the system: the supervisor it guards (only the tracer calls this),
+ * a pidfd's target, the caller's group, the string arguments (into strs).
+ */
+static void audit_ctx_of(const struct corral_sys *sys, pid_t tid,
+			 const struct ptrace_syscall_info *si, uint32_t rule,
+			 struct audit_ctx *c, char strs[3][256])
+{
+	*c = (struct audit_ctx){
+		.guard_pid = getpid(),
+		.guard_tid = gettid(),
+		.guard_pgid = getpgrp(),
+		.caller = tid,
+	};
+	if (rule == FILTER_RULE_PIDFD_SEND_SIGNAL)
+		c->fd_target =
+			sys->fd_target(sys->ctx, tid, (int)si->seccomp.args[0]);
+	if (rule == FILTER_RULE_SETPGID)
+		c->caller_pgid = sys->pgid(sys->ctx, tid);
+	unsigned want = str_args(rule);
+	for (int i = 0; i < 3; i++)
+		if ((want & (1u << i)) &&
+		    read_str(sys, tid, si->seccomp.args[i], strs[i],
+			     sizeof(strs[i])))
+			c->str[i] = strs[i];
+}
+
+/* The verdict carried out: a call against the supervisor refused with
+ * EPERM, one the policy refuses with its errno. 0, -ESRCH, or unjudged's. */
+static int enforce(const struct corral_sys *sys, pid_t tid,
+		   struct audit_call *out)
+{
+	int refuse = out->guard ? EPERM : out->refuse;
+	if (!out->guard && !out->refuse)
+		return 0;
+	int err = audit_deny(sys, tid, refuse);
+	if (err)
+		return err == -ESRCH
+			       ? err
+			       : unjudged(out, err, refuse, "cannot refuse it");
+	out->denied = true;
+	return 0;
+}
+
 int audit_inspect(const struct corral_sys *sys, pid_t tid,
 		  const struct sock_fprog *prog,
 		  const struct audit_tree_ops *tree, struct audit_call *out)
@@ -766,110 +896,30 @@ int audit_inspect(const struct corral_sys *sys, pid_t tid,
 	memset(out, 0, sizeof(*out));
 	out->why = "";
 	memset(&si, 0, sizeof(si));
-	long r;
-#ifdef CORRAL_TESTING /* a kernel before 5.3, pretended (testkernel.h) */
-	if (testkernel_no_syscall_info())
-		r = -EIO;
-	else
-#endif
-		r = sys_ptrace(sys, PTRACE_GET_SYSCALL_INFO, tid,
-			       (void *)sizeof(si), &si);
-	if (r == -ESRCH)
-		return -ESRCH;
-	if (r < 0) {
-		snprintf(out->text, sizeof(out->text),
-			 "PTRACE_GET_SYSCALL_INFO: %s", strerror((int)-r));
-		return unjudged(out, (int)r, ENOSYS,
-				"cannot judge: no syscall information");
-	}
-	if (si.op != PTRACE_SYSCALL_INFO_SECCOMP) {
-		snprintf(out->text, sizeof(out->text),
-			 "syscall information of kind %u", (unsigned)si.op);
-		return unjudged(out, -EPROTO, ENOSYS,
-				"cannot judge: not a seccomp stop");
-	}
+	int err = syscall_info(sys, tid, &si, out);
+	if (err)
+		return err;
 	out->nr = (long)si.seccomp.nr;
 	out->arch = si.arch;
 	snprintf(out->text, sizeof(out->text), "syscall %ld (arch %#x)",
 		 out->nr, (unsigned)si.arch);
+	uint32_t rule;
+	err = our_rule(prog, &si, out, &rule);
+	if (err)
+		return err;
 
-	/*
-	 * Which of our rules this is, from what the kernel says the call is
-	 * and our own filter, never from the stop's data: a member's filter
-	 * returning TRACE with data of its choice wins that field.
-	 */
-	struct seccomp_data d = {
-		.nr = (int)si.seccomp.nr,
-		.arch = si.arch,
-		.instruction_pointer = si.instruction_pointer,
-	};
-	for (int i = 0; i < 6; i++)
-		d.args[i] = si.seccomp.args[i];
-	uint32_t act = filter_eval(prog, &d);
-	uint32_t rule = act & SECCOMP_RET_DATA;
-	switch (act & SECCOMP_RET_ACTION_FULL) {
-	case SECCOMP_RET_ALLOW:
-	case SECCOMP_RET_LOG:
-		for (int i = 0; i < 6; i++)
-			out->args[i] = si.seccomp.args[i];
-		return AUDIT_NOT_OURS;
-	case SECCOMP_RET_TRACE:
-		break;
-	case SECCOMP_RET_ERRNO:
-		/* Cannot happen (ERRNO outranks TRACE): fail as we would. */
-		return unjudged(out, -EPROTO, rule ? (int)rule : EPERM,
-				"cannot judge: corral's filter refuses it");
-	default:
-		/* An architecture the filter does not know, or worse. */
-		return unjudged(out, -EPROTO, ENOSYS,
-				"cannot judge: corral's filter kills it");
-	}
-
-	/* Only the tracer can call this: it is the supervisor the filter
-	 * guards. */
-	struct audit_ctx c = {
-		.guard_pid = getpid(),
-		.guard_tid = gettid(),
-		.guard_pgid = getpgrp(),
-		.caller = tid,
-	};
-	if (rule == FILTER_RULE_PIDFD_SEND_SIGNAL)
-		c.fd_target = sys->fd_target(sys->ctx, tid,
-					     (int)si.seccomp.args[0]);
-	if (rule == FILTER_RULE_SETPGID)
-		c.caller_pgid = sys->pgid(sys->ctx, tid);
+	struct audit_ctx c;
 	char strs[3][256];
-	unsigned want = str_args(rule);
-	for (int i = 0; i < 3; i++)
-		if ((want & (1u << i)) &&
-		    read_str(sys, tid, si.seccomp.args[i], strs[i],
-			     sizeof(strs[i])))
-			c.str[i] = strs[i];
-
+	audit_ctx_of(sys, tid, &si, rule, &c, strs);
 	char seen[sizeof(out->text)];
 	memcpy(seen, out->text, sizeof(seen));
-	int err = audit_decode(&si, rule, &c, tree, out);
+	err = audit_decode(&si, rule, &c, tree, out);
 	if (err) {
 		memcpy(out->text, seen, sizeof(seen));
 		return unjudged(out, err, ENOSYS,
 				"cannot judge: a rule corral does not know");
 	}
-	if (out->guard) {
-		err = audit_deny(sys, tid, EPERM);
-		if (err)
-			return err == -ESRCH ? err
-					     : unjudged(out, err, EPERM,
-							"cannot refuse it");
-		out->denied = true;
-	} else if (out->refuse) {
-		err = audit_deny(sys, tid, out->refuse);
-		if (err)
-			return err == -ESRCH ? err
-					     : unjudged(out, err, out->refuse,
-							"cannot refuse it");
-		out->denied = true;
-	}
-	return 0;
+	return enforce(sys, tid, out);
 }
 
 int audit_deny(const struct corral_sys *sys, pid_t tid, int err)
