@@ -416,6 +416,86 @@ int filter_build(const struct filter_params *p, struct sock_fprog *prog)
 	return r > 0 ? -r : r;
 }
 
+/*
+ * filter_eval's instruction classes, each its own step so the loop reads
+ * as the machine's cycle. Each answers false for what the kernel's
+ * checker would refuse (the filter is then taken as killing).
+ */
+
+/* LD, LDX: the value loaded (seccomp_data words, immediates, scratch). */
+static bool eval_load(const struct sock_filter *f, const struct seccomp_data *d,
+		      const uint32_t *mem, uint32_t *v)
+{
+	uint32_t k = f->k;
+	if (BPF_MODE(f->code) == BPF_ABS) {
+		if (BPF_SIZE(f->code) != BPF_W || k % 4 || k + 4 > sizeof(*d))
+			return false;
+		memcpy(v, (const char *)d + k, 4);
+	} else if (BPF_MODE(f->code) == BPF_IMM) {
+		*v = k;
+	} else if (BPF_MODE(f->code) == BPF_MEM) {
+		if (k >= BPF_MEMWORDS)
+			return false;
+		*v = mem[k];
+	} else if (BPF_MODE(f->code) == BPF_LEN) {
+		*v = sizeof(*d);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* ALU: a = a OP src (a division by zero kills, as in the kernel). */
+static bool eval_alu(uint16_t code, uint32_t src, uint32_t *a)
+{
+	/* one operation a line, as a table */
+	/* clang-format off */
+	switch (BPF_OP(code)) {
+	case BPF_ADD: *a += src; break;
+	case BPF_SUB: *a -= src; break;
+	case BPF_MUL: *a *= src; break;
+	case BPF_DIV:
+		if (!src)
+			return false;
+		*a /= src;
+		break;
+	case BPF_MOD:
+		if (!src)
+			return false;
+		*a %= src;
+		break;
+	case BPF_AND: *a &= src; break;
+	case BPF_OR: *a |= src; break;
+	case BPF_XOR: *a ^= src; break;
+	case BPF_LSH: *a = src < 32 ? *a << src : 0; break;
+	case BPF_RSH: *a = src < 32 ? *a >> src : 0; break;
+	case BPF_NEG: *a = -*a; break;
+	default: return false;
+	}
+	/* clang-format on */
+	return true;
+}
+
+/* JMP: how many instructions to skip. */
+static bool eval_jump(const struct sock_filter *f, uint32_t a, uint32_t src,
+		      unsigned *off)
+{
+	bool t;
+	/* one condition a line, as a table */
+	/* clang-format off */
+	switch (BPF_OP(f->code)) {
+	case BPF_JA: *off = f->k; return true;
+	case BPF_JEQ: t = a == src; break;
+	case BPF_JGT: t = a > src; break;
+	case BPF_JGE: t = a >= src; break;
+	case BPF_JSET: t = (a & src) != 0; break;
+	default: return false;
+	}
+	/* clang-format on */
+	*off = t ? f->jt : f->jf;
+	return true;
+}
+
 uint32_t filter_eval(const struct sock_fprog *prog,
 		     const struct seccomp_data *d)
 {
@@ -425,33 +505,18 @@ uint32_t filter_eval(const struct sock_fprog *prog,
 		return kill;
 	for (unsigned pc = 0; pc < prog->len; pc++) {
 		const struct sock_filter *f = &prog->filter[pc];
-		uint32_t k = f->k, src = BPF_SRC(f->code) == BPF_X ? x : k;
+		uint32_t k = f->k, src = BPF_SRC(f->code) == BPF_X ? x : k, v;
+		unsigned off;
 		switch (BPF_CLASS(f->code)) {
 		case BPF_LD:
-		case BPF_LDX: {
-			uint32_t v;
-			if (BPF_MODE(f->code) == BPF_ABS) {
-				if (BPF_SIZE(f->code) != BPF_W || k % 4 ||
-				    k + 4 > sizeof(*d))
-					return kill;
-				memcpy(&v, (const char *)d + k, 4);
-			} else if (BPF_MODE(f->code) == BPF_IMM) {
-				v = k;
-			} else if (BPF_MODE(f->code) == BPF_MEM) {
-				if (k >= BPF_MEMWORDS)
-					return kill;
-				v = mem[k];
-			} else if (BPF_MODE(f->code) == BPF_LEN) {
-				v = sizeof(*d);
-			} else {
+		case BPF_LDX:
+			if (!eval_load(f, d, mem, &v))
 				return kill;
-			}
 			if (BPF_CLASS(f->code) == BPF_LD)
 				a = v;
 			else
 				x = v;
 			break;
-		}
 		case BPF_ST:
 		case BPF_STX:
 			if (k >= BPF_MEMWORDS)
@@ -459,50 +524,15 @@ uint32_t filter_eval(const struct sock_fprog *prog,
 			mem[k] = BPF_CLASS(f->code) == BPF_ST ? a : x;
 			break;
 		case BPF_ALU:
-			switch (BPF_OP(f->code)) {
-			case BPF_ADD: a += src; break;
-			case BPF_SUB: a -= src; break;
-			case BPF_MUL: a *= src; break;
-			case BPF_DIV:
-				if (!src)
-					return kill;
-				a /= src;
-				break;
-			case BPF_MOD:
-				if (!src)
-					return kill;
-				a %= src;
-				break;
-			case BPF_AND: a &= src; break;
-			case BPF_OR: a |= src; break;
-			case BPF_XOR: a ^= src; break;
-			case BPF_LSH: a = src < 32 ? a << src : 0; break;
-			case BPF_RSH: a = src < 32 ? a >> src : 0; break;
-			case BPF_NEG: a = -a; break;
-			default: return kill;
-			}
+			if (!eval_alu(f->code, src, &a))
+				return kill;
 			break;
-		case BPF_JMP: {
-			unsigned off;
-			if (BPF_OP(f->code) == BPF_JA) {
-				off = k;
-			} else {
-				bool t;
-				switch (BPF_OP(f->code)) {
-				case BPF_JEQ: t = a == src; break;
-				case BPF_JGT: t = a > src; break;
-				case BPF_JGE: t = a >= src; break;
-				case BPF_JSET: t = (a & src) != 0; break;
-				default: return kill;
-				}
-				off = t ? f->jt : f->jf;
-			}
+		case BPF_JMP:
 			/* Jumps only go forward: the loop ends. */
-			if (off >= prog->len - pc)
+			if (!eval_jump(f, a, src, &off) || off >= prog->len - pc)
 				return kill;
 			pc += off;
 			break;
-		}
 		case BPF_RET:
 			return BPF_RVAL(f->code) == BPF_A ? a : k;
 		case BPF_MISC:
