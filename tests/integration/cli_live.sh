@@ -10,34 +10,30 @@ need_corral
 
 # wait_err REGEX: poll (bounded) until the run's stderr has a matching line.
 wait_err() {
-	local i
-	for i in $(seq 1 200); do
-		grep -Eq -- "$1" "$ERRF" && return 0
-		sleep 0.05 # polling a file for an expected line (bounded)
-	done
+	poll_until 60 grep -Eq -- "$1" "$ERRF" && return 0
 	fail "no line matching /$1/ on corral's stderr"
 	show_run
 	return 1
 }
 
 RUN_LABEL="corral ps"
-start -- "$CORRAL" run -- sh -c 'sleep 100 & echo READY; exec sleep 101' || exit 1
+start -- "$CORRAL" run -- sh -c 'sleep 1000 & echo READY; exec sleep 1001' || exit 1
 await '^READY'
-# the execs of `sleep 101` and of the child's `sleep 100` may still be
+# the execs of `sleep 1001` and of the child's `sleep 1000` may still be
 # under way: poll ps (bounded) until both show
 for i in $(seq 1 100); do
 	"$CORRAL" ps "$PID" >"$T/ps.out" 2>"$T/ps.err" || break
-	grep -q 'sleep 101' "$T/ps.out" && grep -q 'sleep 100' "$T/ps.out" && break
+	grep -q 'sleep 1001' "$T/ps.out" && grep -q 'sleep 1000' "$T/ps.out" && break
 	sleep 0.05 # polling a live view for an expected line (bounded)
 done
 expect_grep "^corral $PID: 2 live processes, running [0-9.]+s$" "$T/ps.out" "ps header"
-expect_grep '^[0-9]+ sleep 101 \[running, [0-9.]+s\]$' "$T/ps.out" "the command, running"
-expect_grep '^`- [0-9]+ sleep 100 \[running, [0-9.]+s\]$' "$T/ps.out" "its child"
+expect_grep '^[0-9]+ sleep 1001 \[running, [0-9.]+s\]$' "$T/ps.out" "the command, running"
+expect_grep '^`- [0-9]+ sleep 1000 \[running, [0-9.]+s\]$' "$T/ps.out" "its child"
 
 RUN_LABEL="corral ps lists the running corrals"
 "$CORRAL" ps >"$T/list.out" 2>"$T/list.err"
 expect_eq "$?" 0 "corral ps without a PID"
-expect_grep "^$PID [^ ]*corral run -- sh -c 'sleep 100 & echo READY; exec sleep 101'\$" "$T/list.out" "this corral listed with its argv"
+expect_grep "^$PID [^ ]*corral run -- sh -c 'sleep 1000 & echo READY; exec sleep 1001'\$" "$T/list.out" "this corral listed with its argv"
 
 RUN_LABEL="corral ps --stacks"
 "$CORRAL" ps --stacks "$PID" >"$T/ps.stacks" 2>"$T/ps.err"
@@ -48,7 +44,7 @@ expect_grep 'nanosleep' "$T/ps.stacks" "the sleeper's frame"
 RUN_LABEL="SIGUSR1 prints to stderr"
 kill -USR1 "$PID"
 wait_err "^corral $PID: 2 live processes"
-expect_grep '^[0-9]+ sleep 101 \[running' "$ERRF" "SIGUSR1 tree"
+expect_grep '^[0-9]+ sleep 1001 \[running' "$ERRF" "SIGUSR1 tree"
 
 RUN_LABEL="a squatter cannot answer in corral's name"
 squat=$(python3 -c 'import os; print(os.getpid() + 1000000)' 2>/dev/null || echo 4000000)
@@ -88,12 +84,10 @@ finish
 end_run
 
 RUN_LABEL="SIGUSR1 with --stacks snapshot"
-start -- "$CORRAL" run -q --stacks snapshot -- sh -c 'echo READY; exec sleep 100' || exit 1
+start -- "$CORRAL" run -q --stacks snapshot -- sh -c 'echo READY; exec sleep 1000' || exit 1
 await '^READY'
-for i in $(seq 1 100); do
-	grep -q 'sleep 100' /proc/"$(pgrep -P "$PID" | head -n 1)"/cmdline 2>/dev/null && break
-	sleep 0.05 # waiting for the exec (bounded)
-done
+execed() { grep -q 'sleep 1000' /proc/"$(pgrep -P "$PID" | head -n 1)"/cmdline 2>/dev/null; }
+poll_until 60 execed || note "the member's exec of sleep not seen in 60 s"  # its stack is asked anyway
 kill -USR1 "$PID"
 wait_err '^stack of [0-9]+ \(process [0-9]+\):$'
 expect_grep 'nanosleep' "$ERRF" "the stack in the SIGUSR1 print"
@@ -102,7 +96,7 @@ finish
 end_run
 
 RUN_LABEL="a member cannot ask"
-start -- "$CORRAL" run -q -- sh -c '"$0" ps $PPID; echo "member-rc=$?"; echo READY; sleep 100' "$CORRAL" || exit 1
+start -- "$CORRAL" run -q -- sh -c '"$0" ps $PPID; echo "member-rc=$?"; echo READY; sleep 1000' "$CORRAL" || exit 1
 await '^READY'
 expect_grep '^member-rc=1$' "$OUTF" "corral ps from inside the tree"
 grep -q 'live process' "$OUTF" && fail "a member read the live view"
@@ -111,7 +105,7 @@ finish
 end_run
 
 RUN_LABEL="a SIGUSR1 flood is coalesced"
-start -- "$CORRAL" run -q -- sh -c 'echo READY; sleep 100' || exit 1
+start -- "$CORRAL" run -q -- sh -c 'echo READY; sleep 1000' || exit 1
 await '^READY'
 for i in $(seq 1 50); do kill -USR1 "$PID"; done
 wait_err "^corral $PID: "

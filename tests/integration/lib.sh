@@ -272,6 +272,20 @@ start() {
 	TM=$T0
 }
 
+# poll_until SECS CMD...: run CMD until it succeeds, at most SECS seconds by
+# the clock (not a count of tries: on a loaded machine each try is slow);
+# 1 when it never did. For a state with no event to wait on (a file's
+# line, a /proc entry), polled every 50 ms.
+poll_until() {
+	local until=$(($(now_us) + $1 * 1000000))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$(now_us)" -lt "$until" ] || return 1
+		sleep 0.05 # polling a state nothing signals (bounded by the clock)
+	done
+}
+
 # mark: remember now (ELAPSED is measured from the last mark or start).
 mark() { TM=$(now_us); }
 
