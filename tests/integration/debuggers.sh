@@ -30,15 +30,8 @@
 need_corral
 need_fixture dbg_target dbg_bp threads selfstop
 
-# The programs live in the sandbox's workspace; as root it is the CI
-# user's: the sandbox runs as its owner.
-WS=$T/ws
-mkdir -p "$WS"
-chmod 755 "$WS"
-cp "$FIX/dbg_target" "$FIX/dbg_bp" "$FIX/threads" "$FIX/selfstop" "$WS/"
-if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
-	chown -R corral-ci "$WS"
-fi
+# The programs live in the sandbox's workspace.
+sandbox_workspace "$FIX/dbg_target" "$FIX/dbg_bp" "$FIX/threads" "$FIX/selfstop"
 # Each tool must work here untraced first (a kernel or an outer tracer
 # that refuses ptrace breaks it with or without corral).
 GDB=$(command -v gdb) || GDB=
@@ -57,14 +50,8 @@ if [ -n "$STRACE" ] && ! timeout 60 "$STRACE" -f -o /dev/null true >"$T/untraced
 fi
 [ -n "$GDB$STRACE" ] || skip_test "neither gdb nor strace (working untraced) here"
 
-modes=plain
-if "$CORRAL" probe >"$T/probe" 2>&1; then
-	modes="plain sandbox"
-else
-	note "no sandbox here: plain runs only"
-fi
-
-for mode in $modes; do
+sandbox_modes
+for mode in $MODES; do
 	opts=()
 	[ "$mode" = sandbox ] && opts=(--sandbox --workspace "$WS")
 

@@ -17,23 +17,10 @@
 need_corral
 need_fixture ept
 
-WS=$T/ws
-mkdir -p "$WS"
-chmod 755 "$WS"
-# The sandbox sees the workspace, not every host path: the fixture goes in.
-cp "$FIX/ept" "$WS/ept"
-if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
-	chown -R corral-ci "$WS"
-fi
+sandbox_workspace "$FIX/ept"
 EPT=$WS/ept
-modes=plain
-if "$CORRAL" probe >"$T/probe" 2>&1; then
-	modes="plain sandbox"
-else
-	note "no sandbox here: plain runs only"
-fi
-
-for mode in $modes; do
+sandbox_modes
+for mode in $MODES; do
 	opts=()
 	[ "$mode" = sandbox ] && opts=(--sandbox --workspace "$WS")
 

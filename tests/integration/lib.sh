@@ -571,6 +571,31 @@ need_fixture() {
 	done
 }
 
+# sandbox_workspace FILE...: WS ($T/ws) holds copies of the FILEs, for runs
+# with --sandbox --workspace "$WS" (the sandbox sees its workspace, not
+# every host path). As root it is the CI user's: the sandbox runs the
+# command as the workspace's owner.
+sandbox_workspace() {
+	WS=$T/ws
+	mkdir -p "$WS"
+	chmod 755 "$WS"
+	[ $# = 0 ] || cp "$@" "$WS/"
+	if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
+		chown -R corral-ci "$WS"
+	fi
+}
+
+# sandbox_modes: MODES is "plain sandbox" where `corral probe` says the
+# sandbox works here, else "plain" (and a note says so).
+sandbox_modes() {
+	MODES=plain
+	if "$CORRAL" probe >"$T/probe" 2>&1; then
+		MODES="plain sandbox"
+	else
+		note "no sandbox here: plain runs only"
+	fi
+}
+
 # --------------------------------------------------------- ending the tree
 
 # j_acted_within J SECS WHAT: the journal's ending line came within SECS of
