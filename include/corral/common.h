@@ -31,9 +31,9 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* The Makefile takes the library's version (and SONAME) from here. */
-#define CORRAL_VERSION "0.1.0"
+#define CORRAL_VERSION "0.2.0"
 #define CORRAL_VERSION_MAJOR 0
-#define CORRAL_VERSION_MINOR 1
+#define CORRAL_VERSION_MINOR 2
 #define CORRAL_VERSION_PATCH 0
 /* Version of the journal schema (docs/journal.md). */
 #define CORRAL_JOURNAL_SCHEMA 6
@@ -94,7 +94,7 @@ enum corral_reason {
 	CORRAL_REASON_JOURNAL,	/* journal_strict: a line was lost (exit 125) */
 };
 
-/* The library's version at run time ("0.1.0"), CORRAL_VERSION at build time. */
+/* The library's version at run time ("0.2.0"), CORRAL_VERSION at build time. */
 const char *corral_version(void);
 
 const char *corral_reason_name(enum corral_reason r);

@@ -137,6 +137,41 @@ struct corral_frame {
 };
 
 /*
+ * The escape audit's verdict on a call (CORRAL_EV_ESCAPE, docs/journal.md):
+ * corral_event.escape_verdict; corral_event.verdict has the same word as
+ * text ("log", "deny"...), as the journal writes it.
+ */
+enum corral_verdict {
+	CORRAL_VERDICT_NONE,  /* not an escape event */
+	CORRAL_VERDICT_LOG,   /* the call ran, recorded (--escape=log) */
+	CORRAL_VERDICT_DENY,  /* it failed with EPERM (EACCES for a perf
+				 event): --escape=deny, or aimed at corral */
+	CORRAL_VERDICT_KILL,  /* the tree is ended (--escape=kill, exit 123) */
+	CORRAL_VERDICT_SETUP, /* bubblewrap's own setup, always allowed */
+	CORRAL_VERDICT_ALLOW, /* not an escape, but worth recording (a
+				 parent-death signal, not dumpable) */
+};
+
+/*
+ * What the emulated ptrace did (CORRAL_EV_PTRACE, docs/journal.md):
+ * corral_event.ptrace_action; corral_event.action has the same word as
+ * text ("attach", "tracer-exit"...).
+ */
+enum corral_ptrace_action {
+	CORRAL_PTRACE_NONE,	   /* not a ptrace event */
+	CORRAL_PTRACE_ATTACH,	   /* became the tracee's tracer (also
+				      auto-attached children: detail) */
+	CORRAL_PTRACE_SEIZE,	   /* the same with PTRACE_SEIZE */
+	CORRAL_PTRACE_TRACEME,	   /* the tracee called PTRACE_TRACEME */
+	CORRAL_PTRACE_DETACH,	   /* PTRACE_DETACH */
+	CORRAL_PTRACE_TRACER_EXIT, /* the tracer ended: tracee let go */
+	CORRAL_PTRACE_EXITKILL,	   /* the same with PTRACE_O_EXITKILL:
+				      the tracee was killed */
+	CORRAL_PTRACE_REFUSED,	   /* an attach or TRACEME refused (detail) */
+	CORRAL_PTRACE_UNSUPPORTED, /* a request corral does not emulate */
+};
+
+/*
  * One event. Pointers are valid only during the callback. Fields not
  * meaningful for a type are 0 / NULL / -1.
  */
@@ -162,7 +197,8 @@ struct corral_event {
 	int nframes;
 	const char *error; /* STACK: why the unwind stopped early */
 	const char *raw;   /* SNAPSHOT: the members, a JSON array */
-	const char *verdict; /* ESCAPE: "log", "deny", "kill" */
+	const char *verdict; /* ESCAPE: the verdict's word ("log", "deny",
+				"kill", "setup", "allow"): escape_verdict */
 	/* EXIT of a process (not a thread): wait4's resource use, which
 	 * includes the children it waited for. has_rusage says they are set. */
 	bool has_rusage;
@@ -194,7 +230,12 @@ struct corral_event {
 	/* PTRACE: pid is the (emulated) tracer, tracee the task it traces
 	 * (0: none resolved), action what happened (docs/journal.md). */
 	pid_t tracee;
-	const char *action;
+	const char *action; /* the action's word: ptrace_action */
+	/* Added for issue 27: the verdict and the action as values (the
+	 * strings above stay, the same words). A program that reads them
+	 * needs a library of 0.2.0 or later (corral_version()). */
+	enum corral_verdict escape_verdict;	 /* ESCAPE; NONE otherwise */
+	enum corral_ptrace_action ptrace_action; /* PTRACE; NONE otherwise */
 };
 
 typedef void (*corral_event_fn)(const struct corral_event *ev, void *arg);

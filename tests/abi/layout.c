@@ -1,10 +1,13 @@
 /*
- * layout.c - print the layout of corral.h's public structs and the values
- * of its enums, one "name offset size" / "name value" a line. Generated
- * once for version 0 (tests/abi/corral-0.layout is its output then);
- * install_abi.sh checks that every line of the baseline still holds:
- * fields are only appended, frozen structs keep their size, enum values
- * never change.
+ * layout.c - print the layout of the public headers' structs and the
+ * values of their enums, one "name offset size" / "name value" a line.
+ * tests/abi/corral-0.layout is its output at a release: install_abi.sh
+ * checks that every line of the baseline still holds: fields are only
+ * appended, frozen structs keep their size, enum values never change.
+ *
+ * Every field and value of the headers is listed (api_headers.sh fails
+ * when one is missing): a field added to a header is added here, and its
+ * line to the baseline with the release that brings it (docs/api.md).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -18,11 +21,13 @@
 
 int main(void)
 {
-	/* Frozen: embedded in corral_config, or an array the library hands out.
-	 */
+	/* Frozen: embedded in corral_config with fields after them, or an
+	 * array the library hands out. */
 	printf("sizeof.corral_frame %zu\n", sizeof(struct corral_frame));
 	printf("sizeof.corral_sandbox_config %zu\n",
 	       sizeof(struct corral_sandbox_config));
+	printf("sizeof.corral_sandbox_opts %zu\n",
+	       sizeof(struct corral_sandbox_opts));
 	F(corral_frame, ip);
 	F(corral_frame, off);
 	F(corral_frame, func);
@@ -47,12 +52,41 @@ int main(void)
 	F(corral_event, error);
 	F(corral_event, raw);
 	F(corral_event, verdict);
+	F(corral_event, has_rusage);
+	F(corral_event, cpu_user);
+	F(corral_event, cpu_sys);
+	F(corral_event, max_rss);
+	F(corral_event, waited);
+	F(corral_event, count);
+	F(corral_event, bytes);
+	F(corral_event, sha256);
+	F(corral_event, cut);
+	F(corral_event, cwd);
+	F(corral_event, state);
+	F(corral_event, wchan);
+	F(corral_event, conn);
+	F(corral_event, tracee);
+	F(corral_event, action);
+	F(corral_event, escape_verdict);
+	F(corral_event, ptrace_action);
 	F(corral_sandbox_config, enabled);
 	F(corral_sandbox_config, workspace);
 	F(corral_sandbox_config, ro_binds);
 	F(corral_sandbox_config, binds);
 	F(corral_sandbox_config, share_net);
 	F(corral_sandbox_config, bwrap);
+	F(corral_sandbox_opts, user);
+	F(corral_sandbox_opts, dev_binds);
+	F(corral_sandbox_opts, tmpfs);
+	F(corral_sandbox_opts, hostname);
+	F(corral_sandbox_opts, set_uid);
+	F(corral_sandbox_opts, set_gid);
+	F(corral_sandbox_opts, uid);
+	F(corral_sandbox_opts, gid);
+	F(corral_sandbox_opts, clearenv);
+	F(corral_sandbox_opts, setenv);
+	F(corral_sandbox_opts, unsetenv);
+	F(corral_sandbox_opts, git);
 	F(corral_config, size);
 	F(corral_config, argv);
 	F(corral_config, journal_path);
@@ -72,6 +106,22 @@ int main(void)
 	F(corral_config, sandbox);
 	F(corral_config, on_event);
 	F(corral_config, on_event_arg);
+	F(corral_config, end_signal);
+	F(corral_config, live_stderr);
+	F(corral_config, live_socket);
+	F(corral_config, boundary);
+	F(corral_config, kill_wait);
+	F(corral_config, sandbox_opts);
+	F(corral_config, journal_queue_max);
+	F(corral_config, journal_strict);
+	F(corral_config, journal_key);
+	F(corral_config, core);
+	F(corral_config, core_dir);
+	F(corral_config, core_filter);
+	F(corral_config, core_budget_bytes);
+	F(corral_config, core_budget_seconds);
+	F(corral_config, log);
+	F(corral_config, log_arg);
 	F(corral_proc_info, pid);
 	F(corral_proc_info, ppid);
 	F(corral_proc_info, nspid);
@@ -85,6 +135,7 @@ int main(void)
 	F(corral_proc_info, path);
 	F(corral_proc_info, argv);
 	F(corral_proc_info, nexecs);
+	F(corral_proc_info, argv_truncated);
 	F(corral_result, size);
 	F(corral_result, exit_code);
 	F(corral_result, status);
@@ -107,6 +158,20 @@ int main(void)
 	F(corral_result, t_stop);
 	F(corral_result, t_kill);
 	F(corral_result, t_end);
+	F(corral_result, t_ending);
+	F(corral_result, landlock_abi);
+	F(corral_result, scopes);
+	F(corral_result, pty_dropped);
+	F(corral_result, dying);
+	F(corral_result, journal_lines);
+	F(corral_result, journal_lost);
+	F(corral_result, journal_errors);
+	F(corral_result, journal_intact);
+	F(corral_result, journal_head);
+	F(corral_result, cores);
+	F(corral_result, cores_cut);
+	F(corral_result, cores_failed);
+	F(corral_result, cores_skipped);
 	F(corral_probe, size);
 	F(corral_probe, sandbox_ok);
 	F(corral_probe, reason);
@@ -124,6 +189,46 @@ int main(void)
 	F(corral_probe, cgroup2);
 	F(corral_probe, cgroup2_mount);
 	F(corral_probe, is_root);
+	F(corral_probe, landlock_abi);
+	F(corral_probe, boundary);
+	F(corral_probe, boundary_sandbox);
+	F(corral_probe, trial_user);
+	F(corral_journal_line, lineno);
+	F(corral_journal_line, run);
+	F(corral_journal_line, seq);
+	F(corral_journal_line, verdict);
+	F(corral_journal_line, text);
+	F(corral_journal_line, len);
+	F(corral_journal_check, size);
+	F(corral_journal_check, key);
+	F(corral_journal_check, keylen);
+	F(corral_journal_check, head);
+	F(corral_journal_check, on_line);
+	F(corral_journal_check, arg);
+	F(corral_journal_check, intact);
+	F(corral_journal_check, keyed);
+	F(corral_journal_check, truncated);
+	F(corral_journal_check, head_matched);
+	F(corral_journal_check, lines);
+	F(corral_journal_check, runs);
+	F(corral_journal_check, bad_lines);
+	F(corral_journal_check, first_bad);
+	F(corral_journal_check, first_verdict);
+	F(corral_journal_check, last_h);
+	F(corral_journal_check, why);
+	F(corral_journal_check, head_run);
+	F(corral_journal_check, head_line);
+	F(corral_journal_check, proven_first);
+	F(corral_journal_check, proven_run);
+	F(corral_journal_check, end_run);
+	F(corral_journal_check, end_first);
+	F(corral_journal_check, end_line);
+	F(corral_journal_check, not_intact_runs);
+	F(corral_journal_check, misplaced_runs);
+	F(corral_report_options, size);
+	F(corral_report_options, key);
+	F(corral_report_options, keylen);
+	E(CORRAL_EXIT_DYING);
 	E(CORRAL_EXIT_MAXPROCS);
 	E(CORRAL_EXIT_ESCAPE);
 	E(CORRAL_EXIT_TIMEOUT);
@@ -147,6 +252,11 @@ int main(void)
 	E(CORRAL_EV_STACK);
 	E(CORRAL_EV_SNAPSHOT);
 	E(CORRAL_EV_END);
+	E(CORRAL_EV_DYING);
+	E(CORRAL_EV_CORE);
+	E(CORRAL_EV_FUSE_ABORT);
+	E(CORRAL_EV_SURVIVOR);
+	E(CORRAL_EV_PTRACE);
 	E(CORRAL_REASON_NONE);
 	E(CORRAL_REASON_EXITED);
 	E(CORRAL_REASON_TIMEOUT);
@@ -155,6 +265,24 @@ int main(void)
 	E(CORRAL_REASON_MAXPROCS);
 	E(CORRAL_REASON_ESCAPE);
 	E(CORRAL_REASON_REQUEST);
+	E(CORRAL_REASON_JOURNAL);
+	E(CORRAL_OPEN_READ);
+	E(CORRAL_OPEN_WRITE);
+	E(CORRAL_VERDICT_NONE);
+	E(CORRAL_VERDICT_LOG);
+	E(CORRAL_VERDICT_DENY);
+	E(CORRAL_VERDICT_KILL);
+	E(CORRAL_VERDICT_SETUP);
+	E(CORRAL_VERDICT_ALLOW);
+	E(CORRAL_PTRACE_NONE);
+	E(CORRAL_PTRACE_ATTACH);
+	E(CORRAL_PTRACE_SEIZE);
+	E(CORRAL_PTRACE_TRACEME);
+	E(CORRAL_PTRACE_DETACH);
+	E(CORRAL_PTRACE_TRACER_EXIT);
+	E(CORRAL_PTRACE_EXITKILL);
+	E(CORRAL_PTRACE_REFUSED);
+	E(CORRAL_PTRACE_UNSUPPORTED);
 	E(CORRAL_ESCAPE_OFF);
 	E(CORRAL_ESCAPE_LOG);
 	E(CORRAL_ESCAPE_DENY);
@@ -165,5 +293,28 @@ int main(void)
 	E(CORRAL_STACKS_ESCAPE);
 	E(CORRAL_STACKS_EXITLEFT);
 	E(CORRAL_STACKS_SNAPSHOT);
+	E(CORRAL_BOUNDARY_AUTO);
+	E(CORRAL_BOUNDARY_LANDLOCK);
+	E(CORRAL_BOUNDARY_SECCOMP);
+	E(CORRAL_SCOPE_PTRACE);
+	E(CORRAL_SCOPE_SIGNAL);
+	E(CORRAL_SCOPE_ABSTRACT_UNIX);
+	E(CORRAL_SANDBOX_GIT_RO);
+	E(CORRAL_SANDBOX_GIT_HOOKS_RO);
+	E(CORRAL_SANDBOX_GIT_RW);
+	E(CORRAL_TREE_LIVE);
+	E(CORRAL_TREE_STACKS);
+	E(CORRAL_LINE_OK);
+	E(CORRAL_LINE_CHANGED);
+	E(CORRAL_LINE_INSERTED);
+	E(CORRAL_LINE_REMOVED_BEFORE);
+	E(CORRAL_LINE_REORDERED);
+	E(CORRAL_LINE_MALFORMED);
+	E(CORRAL_LINE_AFTER_END);
+	E(CORRAL_LINE_UNCHECKED);
+	E(CORRAL_LINE_MISPLACED);
+	E(CORRAL_REPORT_TEXT);
+	E(CORRAL_REPORT_MD);
+	E(CORRAL_REPORT_JSON);
 	return 0;
 }

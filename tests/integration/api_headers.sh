@@ -10,7 +10,9 @@
 #  - the journal reader's headers (corral/common.h, journal.h, report.h)
 #    declare nothing of the supervisor or the probe: a program built with
 #    them cannot call what libcorral-journal lacks;
-#  - the library's private count of event types is in no public header.
+#  - the library's private count of event types is in no public header;
+#  - tests/abi/layout.c prints every field and enum value the headers
+#    declare (install_abi.sh then holds the baseline to them).
 . "$(dirname "$0")/lib.sh"
 INC=$ROOT/include
 HEADERS=$(cd "$INC" && ls corral.h corral/*.h)
@@ -107,6 +109,40 @@ for sym in corral_new corral_spawn corral_config corral_event corral_result corr
 done
 grep -qw corral_journal_check_buf "$T/reader.i" || fail "<corral/journal.h> lacks corral_journal_check_buf"
 grep -qw corral_report_load "$T/reader.i" || fail "<corral/report.h> lacks corral_report_load"
+
+# ----------------------------------- tests/abi/layout.c covers every field
+python3 - "$INC" "$ROOT/tests/abi/layout.c" <<'PY' || fail "tests/abi/layout.c does not cover the headers (above)"
+import re, sys
+inc, layout = sys.argv[1:]
+src = "".join(open("%s/corral/%s.h" % (inc, n)).read()
+              for n in ("common", "supervisor", "probe", "journal", "report"))
+src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+src = re.sub(r"#ifdef CORRAL_TEST_GROW.*?#endif", "", src, flags=re.S)
+want = set()
+for m in re.finditer(r"^struct (corral_\w+) \{(.*?)^\};", src, flags=re.S | re.M):
+    for decl in m.group(2).split(";"):
+        decl = " ".join(decl.split())
+        if not decl:
+            continue
+        fp = re.match(r".*\(\s*\*\s*(\w+)\s*\)\s*\(.*\)$", decl)
+        parts = decl.split(",")
+        names = [fp.group(1)] if fp else [re.sub(r"\[.*", "", parts[0].split()[-1].lstrip("*"))] + \
+            [re.sub(r"\[.*", "", p.strip().lstrip("*").strip()) for p in parts[1:]]
+        want |= {"F %s.%s" % (m.group(1), n) for n in names}
+for m in re.finditer(r"enum(?: \w+)? \{(.*?)\};", src, flags=re.S):
+    want |= {"E " + v for v in re.findall(r"\b(CORRAL_[A-Z0-9_]+)\b", m.group(1))}
+text = open(layout).read()
+have = {"F %s.%s" % m for m in re.findall(r"\bF\((\w+), (\w+)\);", text)}
+have |= {"E " + v for v in re.findall(r"\bE\((CORRAL_\w+)\);", text)}
+for w in sorted(want - have):
+    print("tests/abi/layout.c lacks %s" % w, file=sys.stderr)
+for w in sorted(have - want):
+    print("tests/abi/layout.c prints %s, which the headers do not declare" % w, file=sys.stderr)
+if len(want) < 250:
+    print("only %d fields and values found in the headers" % len(want), file=sys.stderr)
+    sys.exit(1)
+sys.exit(1 if want != have else 0)
+PY
 
 # ------------------------------------------------ private things stay private
 grep -rn '__COUNT\|EV__' "$INC" && fail "a private count in a public header (above)"

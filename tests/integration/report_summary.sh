@@ -12,7 +12,7 @@ need_fixture daemonize exit_with stack_crash stack_hang
 GOLDEN=$LIB_DIR/report_golden
 
 # norm: fixture dir -> $FIX, test dir -> $T, pids -> P, times -> T, counts that depend on
-# timing (lines, signals) -> N; items of each list sorted (their order
+# timing (lines, signals) -> N, corral's version -> V; items of each list sorted (their order
 # follows times).
 norm() {
 	python3 -c '
@@ -27,6 +27,7 @@ for line in sys.stdin.read().split("\n"):
         continue  # wall clock, host and checkout (schema 2 start keys)
     line = re.sub(r"\b[0-9]+\.[0-9]+s\b", "T", line)
     line = re.sub(r"\b[0-9]+ (lines|signals)\b", r"N \1", line)
+    line = re.sub(r"corral (`?)[0-9]+\.[0-9]+\.[0-9]+\b", r"corral \1V", line)
     line = re.sub(r"(^  |^- |lineage: |> |\(thread |^  [0-9.T]+ )[0-9]+\b", r"\1P", line)
     line = re.sub(r"(T |^  |^- )[0-9]+ ", r"\1P ", line)
     line = re.sub(r"^(  |- )(crashed|failed|ended by corral|left behind): [0-9]+ ", r"\1\2: P ", line)

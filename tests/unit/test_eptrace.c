@@ -22,6 +22,7 @@
 #include <linux/seccomp.h>
 
 #include "filter.h"
+#include "names.h"
 
 #ifdef __x86_64__
 #ifndef PR_SET_PTRACER
@@ -30,9 +31,26 @@
 
 static struct ptrace_syscall_info SI;
 
+/* The ptrace events a callback saw, by typed action; each one's word
+ * must be its action's (names.c). */
+static int actions[CORRAL_PTRACE_UNSUPPORTED + 1];
+
+static void on_event(const struct corral_event *ev, void *arg)
+{
+	if (ev->type != CORRAL_EV_PTRACE)
+		return;
+	assert_true(ev->ptrace_action > CORRAL_PTRACE_NONE &&
+		    ev->ptrace_action <= CORRAL_PTRACE_UNSUPPORTED);
+	assert_non_null(ev->action);
+	assert_string_equal(ev->action, ptrace_action_name(ev->ptrace_action));
+	actions[ev->ptrace_action]++;
+}
+
 static struct corral *started(enum corral_escape_mode mode)
 {
 	struct corral *c = tree_at_zero();
+	c->cfg.on_event = on_event;
+	memset(actions, 0, sizeof(actions));
 	c->cfg.escape = mode;
 	struct filter_params fp = {
 		.guard_pid = getpid(),
@@ -220,6 +238,8 @@ static void test_tracer_death_releases(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, TRACEE, 0), 1);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
 	assert_int_equal(jcount(c, "\"action\":\"tracer-exit\""), 2);
+	assert_int_equal(actions[CORRAL_PTRACE_ATTACH], 2);
+	assert_int_equal(actions[CORRAL_PTRACE_TRACER_EXIT], 2);
 	assert_null(c->eptrace.list);
 	mock_free(c);
 }

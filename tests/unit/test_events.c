@@ -312,11 +312,49 @@ static void test_names(void **state)
 	assert_null(event_keys(CORRAL_EV__COUNT));
 }
 
+/*
+ * The typed payloads' words (names.c): every value but NONE has one, each
+ * its own; NONE and values past the last have none. Every verdict word is
+ * one the report knows (esc_verdicts), and the report knows no other.
+ */
+static void test_payload_words(void **state)
+{
+	size_t nv = 0;
+	for (int v = CORRAL_VERDICT_LOG; v <= CORRAL_VERDICT_ALLOW; v++) {
+		const char *w = verdict_name(v);
+		assert_non_null(w);
+		bool known = false;
+		for (const char *const *k = esc_verdicts; *k; k++)
+			known |= !strcmp(*k, w);
+		assert_true(known);
+		for (int u = CORRAL_VERDICT_LOG; u < v; u++)
+			assert_string_not_equal(verdict_name(u), w);
+		nv++;
+	}
+	size_t nk = 0;
+	for (const char *const *k = esc_verdicts; *k; k++)
+		nk++;
+	assert_int_equal(nk, nv);
+	assert_null(verdict_name(CORRAL_VERDICT_NONE));
+	assert_null(verdict_name(CORRAL_VERDICT_ALLOW + 1));
+
+	for (int a = CORRAL_PTRACE_ATTACH; a <= CORRAL_PTRACE_UNSUPPORTED;
+	     a++) {
+		const char *w = ptrace_action_name(a);
+		assert_non_null(w);
+		for (int b = CORRAL_PTRACE_ATTACH; b < a; b++)
+			assert_string_not_equal(ptrace_action_name(b), w);
+	}
+	assert_null(ptrace_action_name(CORRAL_PTRACE_NONE));
+	assert_null(ptrace_action_name(CORRAL_PTRACE_UNSUPPORTED + 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writer_and_reader_keep_to_events_def),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_payload_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

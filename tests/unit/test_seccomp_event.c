@@ -17,8 +17,26 @@
 #include <linux/ptrace.h>
 
 #include "filter.h"
+#include "names.h"
 
 static struct ptrace_syscall_info SI;
+
+/* The last escape event a callback saw: its typed verdict and its word,
+ * which must agree (names.c). */
+static struct {
+	int n;
+	enum corral_verdict v;
+} seen;
+
+static void on_event(const struct corral_event *ev, void *arg)
+{
+	if (ev->type != CORRAL_EV_ESCAPE)
+		return;
+	assert_non_null(ev->verdict);
+	assert_string_equal(ev->verdict, verdict_name(ev->escape_verdict));
+	seen.n++;
+	seen.v = ev->escape_verdict;
+}
 
 /* corral's own containment filter for mode, guarding this process. */
 static void with_filter(struct corral *c, enum corral_escape_mode mode)
@@ -42,6 +60,8 @@ static struct corral *started(enum corral_escape_mode mode)
 	struct corral *c = mock_corral(&M, ROOT);
 	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
 	with_filter(c, mode);
+	c->cfg.on_event = on_event;
+	memset(&seen, 0, sizeof(seen));
 	return c;
 }
 
@@ -91,6 +111,8 @@ static void test_forged_data_judged(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"deny\"") >= 0);
 	assert_int_equal(c->res.escapes, 1);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.v, CORRAL_VERDICT_DENY);
 	mock_free(c);
 }
 
@@ -160,6 +182,8 @@ static void test_log_mode_runs_it(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"log\"") >= 0);
 	assert_int_equal(c->res.escapes, 1);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.v, CORRAL_VERDICT_LOG);
 	assert_int_equal(c->phase.now, PH_RUN);
 	mock_free(c);
 }

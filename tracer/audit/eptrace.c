@@ -185,11 +185,12 @@ static void ept_put(struct corral *c, struct ept *e)
 }
 
 static void ept_event(struct corral *c, struct task *tracer, pid_t tracee,
-		      const char *action, const char *detail)
+		      enum corral_ptrace_action action, const char *detail)
 {
 	struct corral_event ev = task_event(CORRAL_EV_PTRACE, tracer);
 	ev.tracee = tracee;
-	ev.action = action;
+	ev.ptrace_action = action;
+	ev.action = ptrace_action_name(action);
 	ev.detail = detail;
 	emit(c, &ev);
 }
@@ -197,7 +198,7 @@ static void ept_event(struct corral *c, struct task *tracer, pid_t tracee,
 /* A request corral does not emulate, or refuses as the kernel would
  * (action): journaled once per run and request. */
 static long once(struct corral *c, struct task *t, long req, const char *what,
-		 long err, const char *action)
+		 long err, enum corral_ptrace_action action)
 {
 	struct eptrace_part *ep = OWN(c, eptrace);
 	unsigned bit = (unsigned)((unsigned long)req % 61);
@@ -215,7 +216,7 @@ static long once(struct corral *c, struct task *t, long req, const char *what,
 static long unsupported(struct corral *c, struct task *t, long req,
 			const char *what, long err)
 {
-	return once(c, t, req, what, err, "unsupported");
+	return once(c, t, req, what, err, CORRAL_PTRACE_UNSUPPORTED);
 }
 
 /* ---- the tracer's memory */
@@ -680,7 +681,7 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 		snprintf(d, sizeof(d), "%s %d: %s (%s)",
 			 seize ? "PTRACE_SEIZE" : "PTRACE_ATTACH", vpid,
 			 strerror(-err), why);
-		ept_event(c, t, g ? g->tid : 0, "refused", d);
+		ept_event(c, t, g ? g->tid : 0, CORRAL_PTRACE_REFUSED, d);
 		return err;
 	}
 	struct ept *e = ept_get(c, g);
@@ -693,7 +694,8 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 	e->options = seize ? data : 0;
 	e->want = EK_NONE;
 	e->pending = false;
-	ept_event(c, t, g->tid, seize ? "seize" : "attach", NULL);
+	ept_event(c, t, g->tid,
+		  seize ? CORRAL_PTRACE_SEIZE : CORRAL_PTRACE_ATTACH, NULL);
 	if (!seize)
 		request_stop(c, e, EK_ATTACH);
 	return 0;
@@ -724,7 +726,7 @@ static long do_traceme(struct corral *c, struct task *t)
 	if (!pl || pl->tid != pl->tgid || !(pl->flags & TF_ANNOUNCED) ||
 	    ((pl->flags | t->flags) & (TF_SETUP | TF_KILLED)))
 		return once(c, t, req, "its parent is not a member", -EPERM,
-			    "refused");
+			    CORRAL_PTRACE_REFUSED);
 	if (c->sys->creds(c->sys->ctx, pl->tid, &b) < 0)
 		return -ESRCH;
 	/* commoncap's traceme check: the child's permitted capabilities
@@ -732,10 +734,10 @@ static long do_traceme(struct corral *c, struct task *t)
 	bool cap = has_cap(b.cap_eff, CAP_SYS_PTRACE) && b.userns == a.userns;
 	if (!cap && (a.userns != b.userns || (a.cap_prm & ~b.cap_prm)))
 		return once(c, t, req, "more capabilities than its parent",
-			    -EPERM, "refused");
+			    -EPERM, CORRAL_PTRACE_REFUSED);
 	if (a.pidns != b.pidns)
 		return once(c, t, req, "not in its parent's pid namespace",
-			    -EPERM, "refused");
+			    -EPERM, CORRAL_PTRACE_REFUSED);
 	/* The tracer is the thread that forked it, as the kernel's
 	 * real_parent, when it is still there. */
 	struct task *tr = table_find(&c->tab, t->creator);
@@ -745,7 +747,7 @@ static long do_traceme(struct corral *c, struct task *t)
 	 * any wait of its can miss the child's stops. */
 	if (!(pl->flags & TF_WTRAP) && trap_remote(c, tr, t) < 0)
 		return once(c, t, req, "its parent's waits cannot be trapped",
-			    -EPERM, "refused");
+			    -EPERM, CORRAL_PTRACE_REFUSED);
 	struct ept *e = ept_get(c, t);
 	if (!e)
 		return -ENOMEM;
@@ -756,7 +758,7 @@ static long do_traceme(struct corral *c, struct task *t)
 	e->options = 0;
 	e->want = EK_NONE;
 	e->pending = false;
-	ept_event(c, tr, t->tid, "traceme", NULL);
+	ept_event(c, tr, t->tid, CORRAL_PTRACE_TRACEME, NULL);
 	/* A parent thread asleep in a real wait would never see the stop:
 	 * interrupted, its wait restarts, stops at corral and is emulated. */
 	for (struct ept *w = ep->list; w; w = w->next) {
@@ -781,7 +783,7 @@ static struct ept *tracee_of(struct corral *c, struct task *t, pid_t vpid)
 }
 
 static void detach(struct corral *c, struct ept *e, struct task *tracer,
-		   const char *action, int sig)
+		   enum corral_ptrace_action action, int sig)
 {
 	pid_t tracee = e->task->tid;
 	e->tracer = e->tracer_tgid = 0;
@@ -983,7 +985,7 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 	case PTRACE_DETACH:
 		if (data > 64)
 			return -EIO;
-		detach(c, e, t, "detach", (int)data);
+		detach(c, e, t, CORRAL_PTRACE_DETACH, (int)data);
 		return 0;
 	case PTRACE_GETREGSET:
 		return regset(c, t, e, req, addr, data);
@@ -1279,7 +1281,7 @@ static void traceme_failed(struct corral *c, pid_t tid)
 	struct task *ch = table_find(&c->tab, tid);
 	if (ch && ch->ept && ch->ept->tracer)
 		detach(c, ch->ept, table_find(&c->tab, ch->ept->tracer),
-		       "tracer-exit", 0);
+		       CORRAL_PTRACE_TRACER_EXIT, 0);
 }
 
 /* The seccomp() call's exit stop: the ptrace() call is made to run again. */
@@ -1397,7 +1399,7 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 	ce->options = pe->options;
 	ce->pending = false;
 	ce->want_sig = 0;
-	ept_event(c, tr, child->tid, "attach", "auto-attached");
+	ept_event(c, tr, child->tid, CORRAL_PTRACE_ATTACH, "auto-attached");
 	request_stop(c, ce, pe->seized ? EK_EVENT : EK_ATTACH);
 	/* The parent's event stop, held when the engine resumes it. */
 	pe->want = EK_PTEVENT;
@@ -1458,7 +1460,10 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 		if (kill)
 			c->sys->tgkill(c->sys->ctx, e->task->tgid, e->task->tid,
 				       SIGKILL);
-		detach(c, e, t, kill ? "exitkill" : "tracer-exit", 0);
+		detach(c, e, t,
+		       kill ? CORRAL_PTRACE_EXITKILL
+			    : CORRAL_PTRACE_TRACER_EXIT,
+		       0);
 		/* detach() may have freed e and its neighbours' links are
 		 * still valid (only e is unlinked): go on from n. */
 	}

@@ -24,6 +24,7 @@
 #include "audit.h"
 #include "filter.h"
 #include "internal.h"
+#include "names.h"
 #include "unwind.h"
 
 static bool is_member(pid_t pid, void *arg)
@@ -109,20 +110,20 @@ void engine_seccomp(struct corral *c, struct task *t)
 	if (!call.denied && observe(c, t, &call))
 		return;
 	enum corral_escape_mode mode = c->cfg.escape;
-	const char *verdict;
+	enum corral_verdict verdict;
 	if (call.denied) {
-		verdict = "deny";
+		verdict = CORRAL_VERDICT_DENY;
 	} else if (!call.escape) {
-		verdict = "allow";
+		verdict = CORRAL_VERDICT_ALLOW;
 	} else if (t->flags & TF_SETUP) {
-		verdict = "setup";
+		verdict = CORRAL_VERDICT_SETUP;
 	} else if (mode == CORRAL_ESCAPE_DENY) {
 		audit_deny(c->sys, t->tid, EPERM);
-		verdict = "deny";
+		verdict = CORRAL_VERDICT_DENY;
 	} else if (mode == CORRAL_ESCAPE_KILL) {
-		verdict = "kill";
+		verdict = CORRAL_VERDICT_KILL;
 	} else {
-		verdict = "log";
+		verdict = CORRAL_VERDICT_LOG;
 	}
 	/*
 	 * A member's ptrace() that the audit lets run is emulated (the real
@@ -131,7 +132,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 	 * process), and its own refusals are ptrace events of their own.
 	 */
 	if (call.rule == FILTER_RULE_PTRACE && !call.denied &&
-	    verdict[0] != 'd' && verdict[0] != 'k') {
+	    verdict != CORRAL_VERDICT_DENY && verdict != CORRAL_VERDICT_KILL) {
 		/* A first attach installs the wait trap; the call then runs
 		 * again and is judged and recorded then. */
 		if (eptrace_trap_waits(c, t, &call))
@@ -148,7 +149,8 @@ void engine_seccomp(struct corral *c, struct task *t)
 	if ((call.escape || call.denied || (call.why && *call.why)) &&
 	    (mode != CORRAL_ESCAPE_OFF || call.denied)) {
 		c->res.escapes++;
-		/* The stack goes in the same event: who, what, verdict, where. */
+		/* The stack goes in the same event: who, what, verdict, where.
+		 */
 		struct corral_frame frames[UNWINDER_MAX_FRAMES];
 		const char *uerr = NULL, *cut = NULL;
 		int nf = 0;
@@ -158,7 +160,8 @@ void engine_seccomp(struct corral *c, struct task *t)
 		struct corral_event ev = task_event(CORRAL_EV_ESCAPE, t);
 		ev.detail = call.text;
 		ev.error = call.why;
-		ev.verdict = verdict;
+		ev.escape_verdict = verdict;
+		ev.verdict = verdict_name(verdict);
 		ev.frames = nf ? frames : NULL;
 		ev.nframes = nf;
 		ev.cut = cut;
@@ -166,7 +169,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 		/* The frames' strings belong to the walk session: after. */
 		stacks_end(c);
 	}
-	if (verdict[0] == 'k') {
+	if (verdict == CORRAL_VERDICT_KILL) {
 		/* Held: it must not complete the call while the tree ends. */
 		table_set_state(&c->tab, t, TS_HELD);
 		phase_begin_ending(c, CORRAL_REASON_ESCAPE, 0);

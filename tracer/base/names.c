@@ -112,3 +112,53 @@ const char *corral_reason_name(enum corral_reason r)
 	}
 	return "?";
 }
+
+/*
+ * The words of the typed payloads (the event's verdict and action, what
+ * the journal writes): each enum value has its word here and nowhere else
+ * in the library; the switches name every value (-Wswitch). NULL for NONE
+ * and for a value this library does not know.
+ */
+const char *verdict_name(enum corral_verdict v)
+{
+	switch (v) {
+	case CORRAL_VERDICT_NONE:
+		return NULL;
+	case CORRAL_VERDICT_LOG:
+		return "log";
+	case CORRAL_VERDICT_DENY:
+		return "deny";
+	case CORRAL_VERDICT_KILL:
+		return "kill";
+	case CORRAL_VERDICT_SETUP:
+		return "setup";
+	case CORRAL_VERDICT_ALLOW:
+		return "allow";
+	}
+	return NULL;
+}
+
+const char *ptrace_action_name(enum corral_ptrace_action a)
+{
+	switch (a) {
+	case CORRAL_PTRACE_NONE:
+		return NULL;
+	case CORRAL_PTRACE_ATTACH:
+		return "attach";
+	case CORRAL_PTRACE_SEIZE:
+		return "seize";
+	case CORRAL_PTRACE_TRACEME:
+		return "traceme";
+	case CORRAL_PTRACE_DETACH:
+		return "detach";
+	case CORRAL_PTRACE_TRACER_EXIT:
+		return "tracer-exit";
+	case CORRAL_PTRACE_EXITKILL:
+		return "exitkill";
+	case CORRAL_PTRACE_REFUSED:
+		return "refused";
+	case CORRAL_PTRACE_UNSUPPORTED:
+		return "unsupported";
+	}
+	return NULL;
+}

@@ -27,4 +27,10 @@ int event_by_name(const char *name, size_t len);
  * events.def writes them ("key:type ..."); NULL for an unknown type. */
 const char *event_keys(int t);
 
+/* The word of an escape verdict ("log", "deny"...) and of an emulated
+ * ptrace's action ("attach", "tracer-exit"...): the event's text fields
+ * and the journal's. NULL for NONE or a value this library does not know. */
+const char *verdict_name(enum corral_verdict v);
+const char *ptrace_action_name(enum corral_ptrace_action a);
+
 #endif
