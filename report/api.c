@@ -271,7 +271,7 @@ static struct ustr base_view(struct ustr u)
 	return us_sub(u, at, n - at);
 }
 
-/* As the tracer names it (tracer/core/table.c, prog_name, TABLE_WAS_NAME). */
+/* As the tracer names it (tracer/base/table.c, prog_name, TABLE_WAS_NAME). */
 struct ustr rpt_exec_name(const struct rexec *x)
 {
 	struct ustr s = us_lit(NULL);
