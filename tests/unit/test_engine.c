@@ -473,14 +473,14 @@ static void test_burst_swept_by_tid(void **state)
 	struct corral *c = running_tree(200);
 	M.fake_clock = true;
 	M.wait_any_cost = 1e-4; /* a walk of the tracee list */
-	c->sweep_cost = 1e-6;	/* a waitpid(tid) */
+	OWN(c, waiter)->sweep_cost = 1e-6; /* a waitpid(tid) */
 	for (int i = 0; i < 200; i++)
 		mock_wait(&M, 1000 + i, ST_STOP(SIGTRAP, EV_STOP));
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP));
 	M.more = true;
 	int mark = M.ncalls;
 	assert_int_equal(engine_drain(c, false), 201);
-	assert_true(c->queue_empty);
+	assert_true(c->waiter.queue_empty);
 	/* Most came from the sweep; waitpid(-1) only until it paid off. */
 	assert_true(M.nwait_tid >= 150);
 	assert_true(M.nwait_any <= 40);
@@ -505,10 +505,11 @@ static void test_batch_bounded_by_count(void **state)
 	M.more = true;
 	int first = engine_drain(c, false);
 	assert_true(first > 0 && first < 3000);
-	assert_false(c->queue_empty); /* no sleep before the next batch */
+	assert_false(
+		c->waiter.queue_empty); /* no sleep before the next batch */
 	int second = engine_drain(c, false);
 	assert_int_equal(first + second, 3000);
-	assert_true(c->queue_empty);
+	assert_true(c->waiter.queue_empty);
 	mock_free(c);
 }
 
@@ -524,7 +525,7 @@ static void test_batch_bounded_by_time(void **state)
 	double t0 = M.clock;
 	int n = engine_drain(c, false);
 	assert_true(n > 0 && n < 100);
-	assert_false(c->queue_empty);
+	assert_false(c->waiter.queue_empty);
 	/* Collected for at most the bound plus one clock period. */
 	assert_true(M.clock - t0 <= 0.010 + 16 * 1e-3);
 	mock_free(c);

@@ -222,11 +222,11 @@ static void test_signal_read_while_the_queue_never_empties(void **state)
 	for (int i = 0; i < 400; i++)
 		mock_wait(&M, i % 2 ? 101 : 103, ST_STOP(SIGUSR1, 0));
 	assert_int_equal(corral_step(c, -1), 1); /* woken, first batch */
-	assert_false(c->queue_empty);
+	assert_false(c->waiter.queue_empty);
 	assert_int_equal(c->phase.now, PH_RUN);
 	mock_signal(&M, SIGTERM, 4242);
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_false(c->queue_empty); /* still no sleep */
+	assert_false(c->waiter.queue_empty); /* still no sleep */
 	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
 	assert_int_equal(c->res.term_signal, SIGTERM);

@@ -563,7 +563,7 @@ int engine_drain(struct corral *c, bool block)
 	 * rest are taken as a batch.
 	 */
 	int first = 0;
-	if (c->sigs_unread) {
+	if (c->waiter.sigs_unread) {
 		struct waited w;
 		pid_t r = 0;
 		while (first < ENGINE_EAGER_MAX &&
@@ -574,7 +574,7 @@ int engine_drain(struct corral *c, bool block)
 		}
 		/* The read came before the take that found nothing. */
 		if (r == 0 && first > 0) {
-			c->queue_empty = true;
+			waiter_note_empty(c);
 			return first;
 		}
 		waiter_read_signals(c);
@@ -587,6 +587,6 @@ int engine_drain(struct corral *c, bool block)
 	/* No drain runs inside a handler (callbacks cannot re-enter the
 	 * loop: -EDEADLK), so the batch stays put while it is handled. */
 	for (int i = 0; i < n; i++)
-		engine_handle_waited(c, &c->batch[i]);
+		engine_handle_waited(c, &c->waiter.batch[i]);
 	return n + first;
 }

@@ -180,6 +180,22 @@ struct pty_part {
 	struct termios saved_tio;
 };
 
+/* waiter.c's: the batch of statuses, the sweep, the signals read. */
+struct waiter_part {
+	struct waited *batch; /* batch0, or a larger malloc'd array */
+	size_t batch_cap;
+	struct waited batch0[64];
+	size_t sweep_bucket;   /* where the next sweep starts */
+	double sweep_cost;     /* seconds per waitpid(tid), as measured */
+	bool queue_empty;      /* the last collect ended on 0 or ECHILD */
+	bool saw_echild;       /* the last drain ended on ECHILD */
+	unsigned pending_sigs; /* bit per signal received, not yet acted on */
+	pid_t pending_from[32];
+	unsigned pending_member; /* bit per signal a member sent (when read) */
+	double sigread_t;	 /* when the signalfd was last read */
+	bool sigs_unread;	 /* the sleep found it readable */
+};
+
 struct corral {
 	struct corral_config cfg;
 	const struct corral_sys *sys;
@@ -218,10 +234,8 @@ struct corral {
 	const struct phase_part phase;
 	double deadline;     /* --timeout, 0 = none */
 	bool root_exited;
-	bool finished;	  /* the end event has been emitted */
-	bool saw_echild;  /* the last drain ended on ECHILD */
-	bool drained;	  /* a drain emptied the kernel's queue: sleep first */
-	bool queue_empty; /* the last collect ended on 0 or ECHILD */
+	bool finished; /* the end event has been emitted */
+	bool drained;  /* a drain emptied the kernel's queue: sleep first */
 	bool root_execed;
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
@@ -229,19 +243,9 @@ struct corral {
 
 	const struct snapshot_part snapshot;
 
-	unsigned pending_sigs; /* bit per signal received, not yet acted on */
-	pid_t pending_from[32];
-	unsigned pending_member; /* bit per signal a member sent (when read) */
-	double sigread_t;	 /* when the signalfd was last read */
-	bool sigs_unread;	 /* the sleep found it readable (waiter.c) */
-
-	struct waited *batch; /* batch0, or a larger malloc'd array */
-	size_t batch_cap;
+	const struct waiter_part waiter;
 	/* The resource use of the status being handled (an exit), or NULL. */
 	const struct rusage *wait_ru;
-	struct waited batch0[64];
-	size_t sweep_bucket; /* where the waiter's next sweep starts */
-	double sweep_cost;   /* seconds per waitpid(tid), as measured */
 
 	struct corral_result res;
 	char errmsg[256];
@@ -356,8 +360,8 @@ void groups_sigcont(struct corral *c);
 
 /* ---- waiter.c: statuses in, nothing acted on; the sleep. */
 /*
- * Collect a bounded batch of statuses into c->batch (no dispatch).
- * Returns how many, or -ECHILD; sets c->queue_empty when the kernel had
+ * Collect a bounded batch of statuses into c->waiter.batch (no dispatch).
+ * Returns how many, or -ECHILD; sets c->waiter.queue_empty when the kernel had
  * nothing more (only then may the loop sleep).
  */
 int waiter_collect(struct corral *c, bool block);
@@ -371,16 +375,27 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
 /*
  * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
  * serving the pty, the live socket and the journal meanwhile; a signalfd
- * found readable is noted (c->sigs_unread) and read by the next drain,
+ * found readable is noted (c->waiter.sigs_unread) and read by the next drain,
  * after its first status (waiter_read_signals).
  */
 void waiter_sleep(struct corral *c, double timeout);
 /*
  * What the sleep found in the signalfd, read now (once per wake-up; a
  * no-op if the last sleep did not find it readable): SIGCHLD is dropped,
- * the signals corral acts on go to c->pending_*.
+ * the signals corral acts on are kept for waiter_next_signal().
  */
 void waiter_read_signals(struct corral *c);
+/* The same when no sleep said whether a signal came: look anyway. */
+void waiter_look_for_signals(struct corral *c);
+/* A signal read and not acted on yet, taken (its bit cleared): the
+ * signal, its sender and whether a member sent it; 0: none left. */
+int waiter_next_signal(struct corral *c, pid_t *from, bool *member);
+/* A signal to act on that no signalfd carried (the parent's death signal,
+ * already missed when corral_spawn() armed it). */
+void waiter_note_signal(struct corral *c, int sig);
+/* The drain's eager takes found the kernel's queue empty (engine.c). */
+void waiter_note_empty(struct corral *c);
+void waiter_free(struct corral *c); /* corral_free() */
 
 /* ---- phase.c: the phase and the hold, their one owner. */
 /* Decide the end (once; asked again in a grace: the grace is over). */

@@ -335,8 +335,7 @@ int corral_free(struct corral *c)
 		release_signals(c);
 	eptrace_free(c);
 	table_destroy(&c->tab);
-	if (c->batch != c->batch0)
-		free(c->batch);
+	waiter_free(c);
 	free(c->exe);
 	filter_release(&c->filter);
 	c->sys->unwind_end(c->sys->ctx, &c->walker);

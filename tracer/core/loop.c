@@ -24,11 +24,10 @@
 
 static void act_on_signals(struct corral *c)
 {
-	while (c->pending_sigs) {
-		int sig = __builtin_ctz(c->pending_sigs);
-		c->pending_sigs &= ~(1u << sig);
-		pid_t from = c->pending_from[sig];
-		bool member = c->pending_member & (1u << sig);
+	int sig;
+	pid_t from;
+	bool member;
+	while ((sig = waiter_next_signal(c, &from, &member))) {
 		if (sig == SIGWINCH) {
 			pty_winch(c);
 			continue;
@@ -176,7 +175,7 @@ int corral_step(struct corral *c, int timeout_ms)
 		return -ECHILD;
 	if (c->finished)
 		return 0;
-	if (c->drained && !c->saw_echild && c->tab.live > 0)
+	if (c->drained && !c->waiter.saw_echild && c->tab.live > 0)
 		waiter_sleep(c, sleep_for(c, timeout_ms));
 	else {
 		/*
@@ -187,14 +186,13 @@ int corral_step(struct corral *c, int timeout_ms)
 		 * (every batch cut at its bound) keeps a SIGTERM to corral
 		 * unread for as long as it lasts.
 		 */
-		c->sigs_unread = true;
-		waiter_read_signals(c);
+		waiter_look_for_signals(c);
 	}
 	int n = 0;
 	if (c->phase.now != PH_DONE)
 		n = engine_drain(c, false);
 	/* A batch cut at its bound left news in the kernel: no sleep. */
-	c->drained = c->queue_empty;
+	c->drained = c->waiter.queue_empty;
 	if (n == -ECHILD || c->phase.now == PH_DONE) {
 		finish(c);
 		return 0;
@@ -225,8 +223,8 @@ int corral_step(struct corral *c, int timeout_ms)
 		engine_idle(c); /* nothing to handle until the kernel says */
 	/* corral_fd(): readable when the next step has something to do. */
 	if (c->pollfd)
-		pollfd_arm(c, (c->drained && !c->saw_echild &&
-			       c->tab.live > 0 && !c->pending_sigs)
+		pollfd_arm(c, (c->drained && !c->waiter.saw_echild &&
+			       c->tab.live > 0 && !c->waiter.pending_sigs)
 				      ? sleep_for(c, -1)
 				      : 0);
 	return 1;

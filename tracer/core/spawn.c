@@ -237,7 +237,7 @@ int corral_spawn(struct corral *c)
 		c->deadline = run_time(c) + c->cfg.timeout;
 	/* Our parent may have died before the death signal was armed. */
 	if (c->cfg.watch_parent && c->sys->parent(c->sys->ctx) != c->parent)
-		c->pending_sigs |= 1u << SIGUSR2;
+		waiter_note_signal(c, SIGUSR2);
 	return 0;
 }
 

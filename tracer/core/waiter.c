@@ -79,41 +79,43 @@ static bool want_rusage(const struct corral *c, const struct task *t)
  */
 static bool room(struct corral *c, size_t n)
 {
-	if (!c->batch) {
-		c->batch = c->batch0;
-		c->batch_cap = sizeof(c->batch0) / sizeof(c->batch0[0]);
+	struct waiter_part *wt = OWN(c, waiter);
+	if (!wt->batch) {
+		wt->batch = wt->batch0;
+		wt->batch_cap = sizeof(wt->batch0) / sizeof(wt->batch0[0]);
 	}
-	if (n < c->batch_cap)
+	if (n < wt->batch_cap)
 		return true;
-	size_t cap = c->batch_cap * 2;
+	size_t cap = wt->batch_cap * 2;
 	struct waited *b;
-	if (c->batch == c->batch0) {
+	if (wt->batch == wt->batch0) {
 		b = malloc(cap * sizeof(*b));
 		if (b)
-			memcpy(b, c->batch0, sizeof(c->batch0));
+			memcpy(b, wt->batch0, sizeof(wt->batch0));
 	} else {
-		b = realloc(c->batch, cap * sizeof(*b));
+		b = realloc(wt->batch, cap * sizeof(*b));
 	}
 	if (!b)
 		return false;
-	c->batch = b;
-	c->batch_cap = cap;
+	wt->batch = b;
+	wt->batch_cap = cap;
 	return true;
 }
 
 static void push(struct corral *c, size_t n, pid_t p, int st,
 		 const struct rusage *ru)
 {
-	c->batch[n].pid = p;
-	c->batch[n].status = st;
-	c->batch[n].has_ru = ru != NULL;
+	struct waiter_part *wt = OWN(c, waiter);
+	wt->batch[n].pid = p;
+	wt->batch[n].status = st;
+	wt->batch[n].has_ru = ru != NULL;
 	if (ru)
-		c->batch[n].ru = *ru;
+		wt->batch[n].ru = *ru;
 	/* Taken: a sweep must not wait for it again in this batch. */
 	struct task *t = table_find(&c->tab, p);
 	if (t)
 		t->flags |= TF_IN_BATCH;
-	c->batch[n].task = t;
+	wt->batch[n].task = t;
 }
 
 /*
@@ -123,9 +125,10 @@ static void push(struct corral *c, size_t n, pid_t p, int st,
  */
 static int batch_taken(struct corral *c, size_t n)
 {
+	struct waiter_part *wt = OWN(c, waiter);
 	for (size_t i = 0; i < n; i++)
-		if (c->batch[i].task)
-			c->batch[i].task->flags &= ~TF_IN_BATCH;
+		if (wt->batch[i].task)
+			wt->batch[i].task->flags &= ~TF_IN_BATCH;
 	return (int)n;
 }
 
@@ -142,11 +145,12 @@ static bool may_have_news(const struct task *t)
  */
 static bool sweep(struct corral *c, size_t *n, double t_end)
 {
+	struct waiter_part *wt = OWN(c, waiter);
 	struct table *tab = &c->tab;
 	size_t nb = tab->nbuckets, calls = 0, since_check = 0;
 	double t0 = run_time(c);
 	bool whole = true;
-	size_t k, b = c->sweep_bucket & (nb - 1);
+	size_t k, b = wt->sweep_bucket & (nb - 1);
 	for (k = 0; k < nb; k++, b = (b + 1) & (nb - 1)) {
 		for (struct task *t = tab->buckets[b]; t; t = t->hnext) {
 			if (!may_have_news(t))
@@ -177,9 +181,9 @@ static bool sweep(struct corral *c, size_t *n, double t_end)
 		}
 	}
 out:
-	c->sweep_bucket = b;
+	wt->sweep_bucket = b;
 	if (calls)
-		c->sweep_cost = (run_time(c) - t0) / (double)calls;
+		wt->sweep_cost = (run_time(c) - t0) / (double)calls;
 	return whole;
 }
 
@@ -198,12 +202,13 @@ pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w)
 
 int waiter_collect(struct corral *c, bool block)
 {
+	struct waiter_part *wt = OWN(c, waiter);
 	size_t n = 0, since_sweep = 0;
 	double t0 = run_time(c), t_mark = t0;
 	double t_end = t0 + BATCH_TIME;
-	c->queue_empty = false;
-	if (c->sweep_cost <= 0)
-		c->sweep_cost = 1e-6; /* a first guess; sweeps measure it */
+	wt->queue_empty = false;
+	if (wt->sweep_cost <= 0)
+		wt->sweep_cost = 1e-6; /* a first guess; sweeps measure it */
 	for (;;) {
 		if (n && n % CLOCK_EVERY == 0) {
 			double now = run_time(c);
@@ -212,7 +217,7 @@ int waiter_collect(struct corral *c, bool block)
 			/* Candidates for a sweep: the live tasks not held. */
 			size_t cand = c->tab.live - c->tab.nstate[TS_HELD];
 			if (since_sweep >= SWEEP_MIN &&
-			    now - t_mark > (double)cand * c->sweep_cost) {
+			    now - t_mark > (double)cand * wt->sweep_cost) {
 				if (!sweep(c, &n, t_end))
 					break;
 				since_sweep = 0;
@@ -227,17 +232,17 @@ int waiter_collect(struct corral *c, bool block)
 		struct rusage *rp = want_rusage(c, NULL) ? &ru : NULL;
 		pid_t p = c->sys->waitpid(c->sys->ctx, -1, &st, opt, rp);
 		if (p == 0) {
-			c->queue_empty = true;
+			wt->queue_empty = true;
 			break;
 		}
 		if (p < 0) {
 			if (n == 0 && p != -EINTR)
-				c->queue_empty = true;
+				wt->queue_empty = true;
 			if (n == 0)
 				return p == -ECHILD ? -ECHILD : (int)p;
 			/* No tracee is left: no signal will ever say so. */
-			c->saw_echild = p == -ECHILD;
-			c->queue_empty = true;
+			wt->saw_echild = p == -ECHILD;
+			wt->queue_empty = true;
 			break;
 		}
 		push(c, n++, p, st, rp);
@@ -254,16 +259,18 @@ int waiter_collect(struct corral *c, bool block)
  */
 static bool sent_by_member(struct corral *c, pid_t from)
 {
+	struct waiter_part *wt = OWN(c, waiter);
 	if (table_find(&c->tab, from))
 		return true;
 	for (struct task *t = c->tab.first; t; t = t->next)
-		if (t->tgid == from && t->ended >= c->sigread_t)
+		if (t->tgid == from && t->ended >= wt->sigread_t)
 			return true;
 	return false;
 }
 
 void waiter_sleep(struct corral *c, double timeout)
 {
+	struct waiter_part *wt = OWN(c, waiter);
 	/* sigfd, pty (3), live (5), journal (1) */
 	struct pollfd pfd[12] = {{.fd = c->sigfd, .events = POLLIN}};
 	int npty = pty_pollfds(c, pfd + 1);
@@ -281,14 +288,51 @@ void waiter_sleep(struct corral *c, double timeout)
 		live_io(c, pfd + 1 + npty);
 	/* Read by the drain, after its first status (engine_drain). */
 	if (pfd[0].revents)
-		c->sigs_unread = true;
+		wt->sigs_unread = true;
+}
+
+void waiter_look_for_signals(struct corral *c)
+{
+	OWN(c, waiter)->sigs_unread = true;
+	waiter_read_signals(c);
+}
+
+int waiter_next_signal(struct corral *c, pid_t *from, bool *member)
+{
+	struct waiter_part *w = OWN(c, waiter);
+	if (!w->pending_sigs)
+		return 0;
+	int sig = __builtin_ctz(w->pending_sigs);
+	w->pending_sigs &= ~(1u << sig);
+	*from = w->pending_from[sig];
+	*member = w->pending_member & (1u << sig);
+	return sig;
+}
+
+void waiter_note_signal(struct corral *c, int sig)
+{
+	OWN(c, waiter)->pending_sigs |= 1u << sig;
+}
+
+void waiter_note_empty(struct corral *c)
+{
+	OWN(c, waiter)->queue_empty = true;
+}
+
+void waiter_free(struct corral *c)
+{
+	struct waiter_part *w = OWN(c, waiter);
+	if (w->batch != w->batch0)
+		free(w->batch);
+	w->batch = NULL;
 }
 
 void waiter_read_signals(struct corral *c)
 {
-	if (!c->sigs_unread)
+	struct waiter_part *wt = OWN(c, waiter);
+	if (!wt->sigs_unread)
 		return;
-	c->sigs_unread = false;
+	wt->sigs_unread = false;
 	struct signalfd_siginfo si[16];
 	ssize_t n;
 	double now = run_time(c);
@@ -298,12 +342,12 @@ void waiter_read_signals(struct corral *c)
 			if (sig == SIGCHLD || sig >= 32)
 				continue;
 			pid_t from = (pid_t)si[i].ssi_pid;
-			c->pending_sigs |= 1u << sig;
-			c->pending_from[sig] = from;
+			wt->pending_sigs |= 1u << sig;
+			wt->pending_from[sig] = from;
 			if (from && sent_by_member(c, from))
-				c->pending_member |= 1u << sig;
+				wt->pending_member |= 1u << sig;
 			else
-				c->pending_member &= ~(1u << sig);
+				wt->pending_member &= ~(1u << sig);
 		}
 		/*
 		 * Fewer than asked for: nothing else was pending (one read per
@@ -313,7 +357,7 @@ void waiter_read_signals(struct corral *c)
 		if (n < 16)
 			break;
 	}
-	c->sigread_t = now;
+	wt->sigread_t = now;
 	/*
 	 * What was read here (SIGCHLD: news; a signal to act on) is the next
 	 * step's work, and the signalfd no longer says so: corral_fd() must.
