@@ -67,8 +67,8 @@ static inline struct corral *tree_start(bool journal_strict)
 	tree_child(c, 101, 103, false);
 	tree_child(c, 101, 104, true);
 	assert_int_equal(c->tab.nstate[TS_RUNNING], NPROCS + NTHREADS);
-	assert_int_equal(c->res.processes, NPROCS);
-	assert_int_equal(c->res.threads, NTHREADS);
+	assert_int_equal(c->result.res.processes, NPROCS);
+	assert_int_equal(c->result.res.threads, NTHREADS);
 	c->drained = true;
 	return c;
 }

@@ -48,8 +48,8 @@ static void test_timeout_grace_runs_out(void **state)
 	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->tab.live, 0);
 	assert_true(c->finished);
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
-	assert_int_equal(c->res.killed, NPROCS);
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_TIMEOUT);
+	assert_int_equal(c->result.res.killed, NPROCS);
 	long ending = jpos(c, "\"event\":\"ending\"");
 	long end = jpos(c, "\"event\":\"end\"");
 	assert_true(ending >= 0 && end > ending);
@@ -98,8 +98,8 @@ static void test_tree_ends_within_grace(void **state)
 				 0);
 		assert_int_equal(mock_count(&M, mark, -SIGKILL, p, -1), 0);
 	}
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_TIMEOUT);
-	assert_int_equal(c->res.killed, 0);
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_TIMEOUT);
+	assert_int_equal(c->result.res.killed, 0);
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":1.0"));
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"killed\":0"));
 	assert_true(jline_has(c,
@@ -128,13 +128,13 @@ static void test_second_request_cancels_grace(void **state)
 	assert_true(M.clock == 1.0);
 	assert_stop_then_kill(mark);
 	assert_int_equal(c->phase.now, PH_DONE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_REQUEST);
 	assert_int_equal(jcount(c, "\"event\":\"ending\""), 1);
 	assert_true(
 		jline_has(c, "\"event\":\"end\"", "\"reason\":\"request\""));
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":1.0"));
 	/* The command died of SIGKILL: 128 + 9. */
-	assert_int_equal(c->res.exit_code, 128 + SIGKILL);
+	assert_int_equal(c->result.res.exit_code, 128 + SIGKILL);
 	mock_free(c);
 }
 
@@ -153,7 +153,7 @@ static void test_timeout_cuts_a_grace(void **state)
 	mock_exit(&M, ROOT, ST_EXIT(0));
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(c->phase.now, PH_GRACE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_EXITED);
 	/* What it left is journaled, then told to end. */
 	assert_true(jpos(c, "\"event\":\"left\",\"t\":1.000000,\"pid\":101") >=
 		    0);
@@ -167,8 +167,9 @@ static void test_timeout_cuts_a_grace(void **state)
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, 101, -1), 1);
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, 103, -1), 1);
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, 104, -1), 0);
-	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
-	assert_int_equal(c->res.exit_code, 0); /* the command's own status */
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_EXITED);
+	assert_int_equal(c->result.res.exit_code,
+			 0); /* the command's own status */
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":2.0"));
 	mock_free(c);
 }
@@ -253,7 +254,7 @@ static void test_stacks_at_timeout(void **state)
 	assert_true(jline_has(c,
 			      "\"event\":\"stack\",\"t\":5.000000,\"pid\":104",
 			      "\"frames\":[],\"error\":\"No such process\""));
-	assert_int_equal(c->res.stacks, 5);
+	assert_int_equal(c->result.res.stacks, 5);
 	/* The tree runs its grace: nothing held. */
 	assert_false(c->phase.holding);
 	assert_int_equal(c->tab.nstate[TS_RUNNING], NPROCS + NTHREADS);
@@ -278,7 +279,7 @@ static void test_stack_budget_spent(void **state)
 	M.unwind_cost = 0.375; /* 5.0, 5.375, 5.75: then 6.125 > 6 */
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(M.nunwinds, 3);
-	assert_int_equal(c->res.stacks_skipped, 2);
+	assert_int_equal(c->result.res.stacks_skipped, 2);
 	assert_int_equal(jcount(c, "\"why\":\"timeout\",\"frames\":[{"), 3);
 	assert_true(jline_has(c, "stack budget of 1s spent",
 			      "2 thread(s) skipped"));
@@ -306,7 +307,7 @@ static void test_journal_strict_loss_ends(void **state)
 	int mark = M.ncalls;
 	mock_wait(&M, 103, ST_STOP(SIGUSR1, 0)); /* a signal: one line */
 	assert_int_equal(corral_step(c, -1), 1);
-	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_JOURNAL);
 	assert_int_equal(c->phase.now, PH_GRACE);
 	assert_true(M.clock == 0.0); /* not at a deadline: at once */
 	/* The member got its signal (after the line's attempt), then the
@@ -315,10 +316,11 @@ static void test_journal_strict_loss_ends(void **state)
 	assert_term_round(mark, SIGTERM);
 	/* Once: the ending's own lost lines do not begin it again. */
 	assert_int_equal(corral_step(c, -1), 0);
-	assert_int_equal(c->res.reason, CORRAL_REASON_JOURNAL);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_JOURNAL);
 	assert_int_equal(c->phase.now, PH_DONE);
-	assert_true(c->res.journal_lost >= 3); /* signal, ending, exits... */
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_INTERNAL);
+	assert_true(c->result.res.journal_lost >=
+		    3); /* signal, ending, exits... */
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_INTERNAL);
 	mock_free(c);
 }
 
@@ -333,13 +335,13 @@ static void test_journal_reports_result_decides(void **state)
 	assert_int_equal(fcntl(c->cfg.journal_fd, F_ADD_SEALS, F_SEAL_GROW), 0);
 	mock_wait(&M, 103, ST_STOP(SIGUSR1, 0)); /* a line, lost */
 	engine_drain(c, false);
-	c->res.exit_code = 7;
+	OWN(c, result)->res.exit_code = 7;
 	assert_true(journal_settle(c));
-	assert_int_equal(c->res.exit_code, 7);
-	assert_true(c->res.journal_lost >= 1);
+	assert_int_equal(c->result.res.exit_code, 7);
+	assert_true(c->result.res.journal_lost >= 1);
 	assert_false(journal_settle(c)); /* once */
 	result_decide(c, true);
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_INTERNAL);
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_INTERNAL);
 	mock_free(c);
 }
 
@@ -376,8 +378,8 @@ static void test_fuse_abort_ends_the_dying(void **state)
 	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"conn\":39"));
 	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"aborted\":true"));
 	assert_int_equal(c->tab.live, 0);
-	assert_int_equal(c->res.dying, 0);
-	assert_int_equal(c->res.survivors, 0);
+	assert_int_equal(c->result.res.dying, 0);
+	assert_int_equal(c->result.res.survivors, 0);
 	assert_int_equal(jcount(c, "\"event\":\"survivor\""), 0);
 	assert_int_not_equal(exit_code(c), CORRAL_EXIT_DYING);
 	mock_free(c);
@@ -393,8 +395,8 @@ static void test_fuse_abort_fails_survivor_named(void **state)
 	assert_true(jline_has(c, "\"event\":\"fuse_abort\"", "\"aborted\":false"));
 	assert_true(jline_has(c, "\"event\":\"fuse_abort\"",
 			      "\"error\":\"Operation not permitted\""));
-	assert_int_equal(c->res.dying, 1);
-	assert_int_equal(c->res.survivors, 1);
+	assert_int_equal(c->result.res.dying, 1);
+	assert_int_equal(c->result.res.survivors, 1);
 	char *l = jline(c, "\"event\":\"survivor\"");
 	assert_non_null(l);
 	assert_non_null(strstr(l, "\"pid\":104,\"tgid\":101,\"state\":\"D\","
@@ -413,8 +415,8 @@ static void test_dying_without_fuse_is_a_survivor(void **state)
 	corral_kill_all(c);
 	assert_int_equal(mock_count(&M, mark, MOCK_FUSE_ABORT, 0, -1), 0);
 	assert_int_equal(jcount(c, "\"event\":\"fuse_abort\""), 0);
-	assert_int_equal(c->res.dying, 1);
-	assert_int_equal(c->res.survivors, 1);
+	assert_int_equal(c->result.res.dying, 1);
+	assert_int_equal(c->result.res.survivors, 1);
 	assert_int_equal(exit_code(c), CORRAL_EXIT_DYING);
 	mock_free(c);
 }

@@ -46,7 +46,7 @@ static void test_fork_then_child_stop(void **state)
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, 0), 1);
 	assert_int_equal(t->state, TS_RUNNING);
 	assert_true(jpos(c, "\"event\":\"fork\",") >= 0);
-	assert_int_equal(c->res.processes, 2);
+	assert_int_equal(c->result.res.processes, 2);
 	mock_free(c);
 }
 
@@ -110,7 +110,7 @@ static void test_exec_from_thread(void **state)
 	engine_handle(c, 103, ST_STOP(SIGSTOP, EV_STOP));
 	struct task *leader = table_find(&c->tab, ROOT);
 	assert_int_equal(leader->nthreads, 3);
-	assert_int_equal(c->res.threads, 2);
+	assert_int_equal(c->result.res.threads, 2);
 	assert_true(jpos(c, "\"event\":\"thread\"") >= 0);
 	/* Thread 103 dies as the exec kills it; 102 execs as ROOT. */
 	engine_handle(c, 103, ST_EXIT(0));
@@ -177,7 +177,7 @@ static void test_esrch_mid_call(void **state)
 	engine_handle(c, ROOT, ST_KILLED(SIGKILL));
 	assert_int_equal(c->tab.live, 0);
 	assert_true(c->root_exited);
-	assert_true(WIFSIGNALED(c->res.status));
+	assert_true(WIFSIGNALED(c->result.res.status));
 	mock_free(c);
 }
 
@@ -245,7 +245,7 @@ static void test_events_after_sigkill(void **state)
 	/* The loop ended on ECHILD with an empty table. */
 	assert_int_equal(c->tab.live, 0);
 	assert_int_equal(c->phase.now, PH_DONE);
-	assert_int_equal(c->res.survivors, 0);
+	assert_int_equal(c->result.res.survivors, 0);
 	mock_free(c);
 }
 
@@ -265,7 +265,7 @@ static void test_loop_ends_on_echild(void **state)
 	/* corral_step() turns ECHILD into the end of the run. */
 	c->sigfd = -1;
 	assert_int_equal(corral_step(c, 0), 0);
-	assert_int_equal(c->res.exit_code, 3);
+	assert_int_equal(c->result.res.exit_code, 3);
 	assert_true(jpos(c, "\"event\":\"end\"") >= 0);
 	c->finished = true;
 	corral_free(c);
@@ -286,8 +286,8 @@ static void test_left_behind(void **state)
 	assert_int_equal(c->phase.now, PH_GRACE);
 	ending_tick(c);
 	assert_true(jpos(c, "\"event\":\"left\"") >= 0);
-	assert_int_equal(c->res.left, 1);
-	assert_int_equal(c->res.reason, CORRAL_REASON_EXITED);
+	assert_int_equal(c->result.res.left, 1);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_EXITED);
 	assert_int_equal(c->tab.live, 0);
 	mock_free(c);
 }
@@ -305,7 +305,7 @@ static void test_max_procs(void **state)
 	mock_wait(&M, 101, ST_KILLED(SIGKILL));
 	mock_wait(&M, 102, ST_KILLED(SIGKILL));
 	fork_event(c, ROOT, 102, PTRACE_EVENT_FORK);
-	assert_int_equal(c->res.reason, CORRAL_REASON_MAXPROCS);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_MAXPROCS);
 	/* No SIGTERM round for a fork bomb. */
 	assert_int_equal(mock_count(&M, 0, -SIGTERM, ROOT, -1), 0);
 	ending_tick(c);
@@ -634,7 +634,7 @@ static void test_resume_keeps_the_ending(void **state)
 	ending_tick(c);
 	assert_int_equal(mock_count(&M, mark, -SIGKILL, ROOT, -1), 1);
 	assert_int_equal(c->phase.now, PH_DONE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_REQUEST);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_REQUEST);
 	assert_int_equal(c->tab.live, 0);
 	mock_free(c);
 }
@@ -677,7 +677,7 @@ static void test_kill_wait_gives_up(void **state)
 	mock_wait(&M, ROOT, ST_KILLED(SIGKILL)); /* 101 never goes */
 	M.more = true;
 	corral_kill_all(c);
-	assert_int_equal(c->res.dying, 1);
+	assert_int_equal(c->result.res.dying, 1);
 	assert_int_equal(c->phase.now, PH_DONE);
 	/* Who: 101, reported at 1 s, 2 s and when giving up at 3 s. */
 	assert_int_equal(jcount(c, "\"event\":\"dying\""), 3);
@@ -698,7 +698,7 @@ static void test_unstoppable_costs_budget_once(void **state)
 	mock_wait(&M, ROOT, ST_STOP(SIGTRAP, EV_STOP)); /* 101 never stops */
 	M.more = true;
 	corral_stop_all(c);
-	assert_int_equal(c->res.unstopped, 1);
+	assert_int_equal(c->result.res.unstopped, 1);
 	double spent = M.clock;
 	assert_true(spent >= 2.0); /* the budget */
 	assert_true(table_find(&c->tab, 101)->flags & TF_UNSTOPPABLE);

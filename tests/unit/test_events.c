@@ -157,7 +157,7 @@ static struct corral *write_all(int v, char *coredir)
 	ev.detail = "PTRACE_ATTACH";
 	journal_event(c, &ev);
 	/* The end: the result as result.c leaves it. */
-	struct corral_result *r = &c->res;
+	struct corral_result *r = &OWN(c, result)->res;
 	r->exit_code = v ? 127 : 130;
 	r->reason = v ? CORRAL_REASON_EXITED : CORRAL_REASON_SIGNAL;
 	r->term_signal = SIGINT;

@@ -37,8 +37,8 @@ static void test_signal_from_outside_ends(void **state)
 		mock_signal(&M, sig, 4242);
 		assert_int_equal(corral_step(c, -1), 1);
 		assert_int_equal(c->phase.now, PH_GRACE);
-		assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
-		assert_int_equal(c->res.term_signal, sig);
+		assert_int_equal(c->result.res.reason, CORRAL_REASON_SIGNAL);
+		assert_int_equal(c->result.res.term_signal, sig);
 		char want[64];
 		snprintf(want, sizeof(want), "\"signal\":\"%s\"",
 			 sig == SIGTERM	 ? "SIGTERM"
@@ -52,10 +52,10 @@ static void test_signal_from_outside_ends(void **state)
 		M.clock = 0.5;
 		tree_dies_of(SIGTERM);
 		run_out(c);
-		assert_int_equal(c->res.exit_code, 128 + sig);
+		assert_int_equal(c->result.res.exit_code, 128 + sig);
 		snprintf(want, sizeof(want), "\"exit_code\":%d", 128 + sig);
 		assert_true(jline_has(c, "\"event\":\"end\"", want));
-		assert_int_equal(c->res.killed, 0);
+		assert_int_equal(c->result.res.killed, 0);
 		mock_free(c);
 	}
 }
@@ -71,7 +71,7 @@ static void test_signal_from_member_denied(void **state)
 	mock_signal(&M, SIGTERM, 103);
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(c->phase.now, PH_RUN);
-	assert_int_equal(c->res.reason, CORRAL_REASON_NONE);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_NONE);
 	assert_true(jline_has(c, "\"event\":\"denied\"", "\"pid\":103"));
 	assert_true(jline_has(c, "\"event\":\"denied\"",
 			      "signal 15 to corral from 103"));
@@ -123,7 +123,7 @@ static void test_signal_from_member_gone(void **state)
 	mock_signal(&M, SIGTERM, 103);
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(c->phase.now, PH_GRACE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_SIGNAL);
 	assert_int_equal(jcount(c, "\"event\":\"denied\""), 1);
 	mock_free(c);
 }
@@ -154,7 +154,7 @@ static void test_parent_death(void **state)
 	assert_term_round(mark, SIGTERM);
 	tree_dies_of(SIGTERM);
 	run_out(c);
-	assert_int_equal(c->res.exit_code, 128 + SIGHUP);
+	assert_int_equal(c->result.res.exit_code, 128 + SIGHUP);
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"reason\":\"parent\""));
 	mock_free(c);
 }
@@ -228,8 +228,8 @@ static void test_signal_read_while_the_queue_never_empties(void **state)
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_false(c->waiter.queue_empty); /* still no sleep */
 	assert_int_equal(c->phase.now, PH_GRACE);
-	assert_int_equal(c->res.reason, CORRAL_REASON_SIGNAL);
-	assert_int_equal(c->res.term_signal, SIGTERM);
+	assert_int_equal(c->result.res.reason, CORRAL_REASON_SIGNAL);
+	assert_int_equal(c->result.res.term_signal, SIGTERM);
 	assert_true(jline_has(c, "\"event\":\"ending\"", "\"signal\":\"SIGTERM\""));
 	mock_free(c);
 }

@@ -110,7 +110,7 @@ static void test_forged_data_judged(void **state)
 	FAILS_WITH(EPERM);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"deny\"") >= 0);
-	assert_int_equal(c->res.escapes, 1);
+	assert_int_equal(c->result.res.escapes, 1);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.v, CORRAL_VERDICT_DENY);
 	mock_free(c);
@@ -126,7 +126,7 @@ static void test_not_ours_resumed(void **state)
 	assert_int_equal(REFUSED(mark), 0);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"event\":\"escape\"") < 0);
-	assert_int_equal(c->res.escapes, 0);
+	assert_int_equal(c->result.res.escapes, 0);
 	mock_free(c);
 }
 
@@ -181,7 +181,7 @@ static void test_log_mode_runs_it(void **state)
 	assert_int_equal(REFUSED(mark), 0);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_true(jpos(c, "\"call\":\"setsid()\",\"verdict\":\"log\"") >= 0);
-	assert_int_equal(c->res.escapes, 1);
+	assert_int_equal(c->result.res.escapes, 1);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.v, CORRAL_VERDICT_LOG);
 	assert_int_equal(c->phase.now, PH_RUN);
@@ -251,7 +251,7 @@ static void test_kill_mode_ends_without_grace(void **state)
 		jline_has(c, "\"event\":\"ending\"", "\"reason\":\"escape\""));
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"exit_code\":123"));
 	assert_true(jline_has(c, "\"event\":\"end\"", "\"grace\":0.0"));
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_ESCAPE);
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_ESCAPE);
 	mock_free(c);
 }
 /* The escape's line carries the stack of the call (--stacks escape), from
@@ -412,7 +412,7 @@ static void test_kill_mode_stacks_then_kill(void **state)
 		assert_int_equal(mock_count(&M, mark, PTRACE_CONT, p, -1), 0);
 		assert_true(call_at(mark, MOCK_UNWIND, p) < first_kill);
 	}
-	assert_int_equal(c->res.exit_code, CORRAL_EXIT_ESCAPE);
+	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_ESCAPE);
 	mock_free(c);
 }
 #endif

@@ -148,7 +148,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 	 */
 	if ((call.escape || call.denied || (call.why && *call.why)) &&
 	    (mode != CORRAL_ESCAPE_OFF || call.denied)) {
-		c->res.escapes++;
+		result_escape(c);
 		/* The stack goes in the same event: who, what, verdict, where.
 		 */
 		struct corral_frame frames[UNWINDER_MAX_FRAMES];

@@ -73,7 +73,7 @@ int config_import(const struct corral_config *in, struct corral_config *out,
 
 int corral_get_result(const struct corral *c, struct corral_result *r)
 {
-	struct corral_result full = c->res;
+	struct corral_result full = c->result.res;
 	full.size = sizeof(full);
 #ifdef CORRAL_TEST_GROW
 	full.test_grow_out = (unsigned long)c->cfg.test_grow_knob;

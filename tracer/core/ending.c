@@ -51,9 +51,9 @@ static int term_one(struct task *t, void *arg)
 static void finish_now(struct corral *c)
 {
 	double t = run_time(c);
-	c->res.t_grace = t - c->phase.grace_start;
+	result_grace_took(c, t - c->phase.grace_start);
 	corral_stop_all(c);
-	c->res.t_stop = run_time(c) - t;
+	result_stop_took(c, run_time(c) - t);
 	corral_kill_all(c);
 }
 
@@ -225,7 +225,7 @@ int corral_stop_all(struct corral *c)
 			 * (the one before kill-all, after the stacks') does
 			 * not spend its budget on them again.
 			 */
-			c->res.unstopped = left;
+			result_unstopped(c, left);
 			table_foreach_live(&c->tab, mark_unstoppable, c);
 			break;
 		}
@@ -280,7 +280,7 @@ static int kill_one(struct task *t, void *arg)
 	/* One SIGKILL per process takes all its threads. */
 	if (!(t->flags & TF_THREAD)) {
 		c->sys->kill(c->sys->ctx, t->tid, SIGKILL);
-		c->res.killed++;
+		result_killed(c);
 	} else if (!table_find(&c->tab, t->tgid)) {
 		c->sys->tgkill(c->sys->ctx, t->tgid, t->tid, SIGKILL);
 	}
@@ -299,7 +299,7 @@ static int count_survivor(struct task *t, void *arg)
 	struct corral *c = arg;
 	if (c->sys->kill(c->sys->ctx, t->tid, 0) != 0)
 		return 0;
-	if (c->res.survivors++ >= SURVIVORS_LISTED)
+	if (result_survivor(c) >= SURVIVORS_LISTED)
 		return 0;
 	char wchan[64], state[2] = {0};
 	state[0] = c->sys->task_state(c->sys->ctx, t->tid, wchan,
@@ -419,7 +419,7 @@ int corral_kill_all(struct corral *c)
 	if (c->in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	double t0 = run_time(c);
-	unsigned long before = c->res.killed;
+	unsigned long before = c->result.res.killed;
 	phase_kill(c);
 	struct tids wait = {0};
 	struct kill_arg ka = {c, &wait};
@@ -450,7 +450,7 @@ int corral_kill_all(struct corral *c)
 			}
 		}
 		if (give_up >= 0 && now >= give_up) {
-			c->res.dying = report_dying(c, now - t0);
+			result_dying(c, report_dying(c, now - t0));
 			break;
 		}
 		if (now >= report) {
@@ -464,7 +464,7 @@ int corral_kill_all(struct corral *c)
 	}
 	free(wait.v);
 	table_foreach_live(&c->tab, count_survivor, c);
-	c->res.t_kill += run_time(c) - t0;
+	result_kill_took(c, run_time(c) - t0);
 	phase_done(c);
-	return (int)(c->res.killed - before);
+	return (int)(c->result.res.killed - before);
 }

@@ -52,7 +52,7 @@ struct task *engine_add_root(struct corral *c, pid_t pid)
 	table_set_state(&c->tab, t, TS_RUNNING);
 	if (c->sandboxed)
 		t->flags |= TF_SETUP;
-	c->res.processes = 1;
+	result_born(c, false);
 	return t;
 }
 
@@ -78,6 +78,7 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 	child->flags |= TF_ANNOUNCED;
 	child->creator = creator;
 	child->creator_tgid = creator_tgid;
+	result_born(c, type == CORRAL_EV_THREAD);
 	if (type == CORRAL_EV_THREAD) {
 		table_make_thread(&c->tab, child, creator_tgid);
 		struct task *leader = table_find(&c->tab, creator_tgid);
@@ -85,9 +86,7 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 			leader->nthreads++;
 			leader->threads_seen++;
 		}
-		c->res.threads++;
 	} else {
-		c->res.processes++;
 		/* Its exec will read /proc/PID/exe: engine_idle() */
 		if (c->want_argv &&
 		    c->nwarm < sizeof(c->warm) / sizeof(c->warm[0]))
@@ -192,7 +191,7 @@ static int emit_left(struct task *t, void *arg)
 	/* bubblewrap's own processes are not the command's leftovers. */
 	if (t->flags & (TF_THREAD | TF_SETUP))
 		return 0;
-	c->res.left++;
+	result_left(c);
 	if (!t->prog && c->want_argv) {
 		/*
 		 * A fork whose creator's program is unknown (its creator's
@@ -260,7 +259,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 
 	if (root) {
 		c->root_exited = true;
-		c->res.status = status;
+		result_root_exit(c, status);
 		if (!c->cfg.wait_all && c->tab.live_procs > 0 &&
 		    c->phase.now == PH_RUN) {
 			table_foreach_live(&c->tab, emit_left, c);
@@ -368,7 +367,7 @@ static void on_exec(struct corral *c, struct task *t)
 		t->flags &= ~TF_SETUP;
 	if (!(t->flags & TF_SETUP))
 		c->command_execed = true;
-	c->res.execs++;
+	result_exec(c);
 	if (t->tid == c->root)
 		c->root_execed = true;
 	char *path = NULL, *block = NULL, *cwd = NULL;

@@ -196,6 +196,17 @@ struct waiter_part {
 	bool sigs_unread;	 /* the sleep found it readable */
 };
 
+/*
+ * result.c's: what the run came to. Every file that sees part of it tells
+ * result.c (the functions under "result.c" below); only result.c writes
+ * it, and only result.c turns it into the exit status.
+ */
+struct result_part {
+	struct corral_result res;
+	int spawn_stage;  /* what failed in the child: 0 exec, 1 filter */
+	char errmsg[256]; /* corral_error(): why nothing was started */
+};
+
 struct corral {
 	struct corral_config cfg;
 	const struct corral_sys *sys;
@@ -215,7 +226,6 @@ struct corral {
 	bool mask_set;
 	pid_t parent; /* our parent when we started */
 	bool sigpipe_was_ignored;
-	int spawn_stage; /* what failed in the child: 0 exec, 1 filter */
 	/* Processes born since the loop was last idle, whose /proc entries
 	 * engine_idle() makes before their exec reads them (engine.c). */
 	pid_t warm[16];
@@ -247,8 +257,7 @@ struct corral {
 	/* The resource use of the status being handled (an exit), or NULL. */
 	const struct rusage *wait_ru;
 
-	struct corral_result res;
-	char errmsg[256];
+	const struct result_part result;
 
 	/* Callbacks (corral.h): depth of on_event calls in progress, and an
 	 * end asked for from one, carried out when the loop gets back. */
@@ -271,6 +280,58 @@ struct corral {
  * docs/design.md, "Layers"). A file calls only what is declared above its
  * own part, or in a header below internal.h.
  */
+
+/*
+ * ---- result.c: what the run came to, and the exit status (the bottom
+ * row: every file that counts something tells it, and it calls nothing).
+ * The one writer of c->result.
+ */
+int exit_code(const struct corral *c);
+/* The run is over: its exit status, from the result and whether the
+ * journal failed under --journal-strict (journal_settle()). */
+void result_decide(struct corral *c, bool journal_failed);
+/* Nothing was started (a spawn that failed after the start line). */
+void result_failed(struct corral *c);
+/* Why corral_spawn() refused or failed (corral_error()). */
+void result_error(struct corral *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The tree (engine.c): a task announced, a process exec'd, a process left
+ * running when the root exited, the root's exit status. */
+void result_born(struct corral *c, bool thread);
+void result_exec(struct corral *c);
+void result_left(struct corral *c);
+void result_root_exit(struct corral *c, int status);
+void result_escape(struct corral *c); /* seccomp_event.c */
+/* The command never ran: exec (stage 0) or the child's setup (stage 1)
+ * failed with err (lifecycle.c, spawn.c); the sandbox failed. */
+void result_exec_failed(struct corral *c, int err, int stage);
+void result_sandbox_failed(struct corral *c);
+/* The kernel boundary the tree runs in (lifecycle.c). */
+void result_boundary(struct corral *c, int abi, unsigned scopes);
+/* The ending (phase.c, ending.c): decided (why, signal, when); how long
+ * the grace, the stop-all and the kill-all took; the tasks that never
+ * stopped, killed, still dying, surviving; when the run ended (loop.c). */
+void result_ending(struct corral *c, enum corral_reason why, int sig, double t);
+void result_grace_took(struct corral *c, double t);
+void result_stop_took(struct corral *c, double t);
+void result_kill_took(struct corral *c, double t); /* added up */
+void result_unstopped(struct corral *c, unsigned long n);
+void result_killed(struct corral *c);
+void result_dying(struct corral *c, unsigned long n);
+/* One more survivor; returns how many there were before it. */
+unsigned long result_survivor(struct corral *c);
+void result_end_at(struct corral *c, double t);
+/* Stacks (stacks.c) and cores (cores.c) taken, cut, failed, skipped. */
+void result_stack(struct corral *c);
+void result_stacks_skipped(struct corral *c, unsigned long n);
+void result_cores(struct corral *c, unsigned long written, unsigned long cut,
+		  unsigned long failed, unsigned long skipped);
+void result_pty_dropped(struct corral *c, unsigned long bytes); /* pty.c */
+/* The journal (journal.c): checked before the end line; closed after it. */
+void result_journal_checked(struct corral *c, unsigned long lost, int intact);
+void result_journal_closed(struct corral *c, unsigned long lines,
+			   unsigned long lost, unsigned long errors, int intact,
+			   const char *head);
 
 /* ---- events.c: the event sink. */
 double run_time(const struct corral *c); /* seconds since the start */
@@ -556,14 +617,6 @@ void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
 /* Nothing will be started (refused, or spawning failed after the start
  * line): the end line says so. */
 void end_failed(struct corral *c);
-
-/* ---- result.c: the exit status policy, the one writer of exit_code. */
-int exit_code(const struct corral *c);
-/* The run is over: its exit status, from the result and whether the
- * journal failed under --journal-strict (journal_settle()). */
-void result_decide(struct corral *c, bool journal_failed);
-/* Nothing was started (a spawn that failed after the start line). */
-void result_failed(struct corral *c);
 
 /* ---- lifecycle.c: the bare object on a kernel seam (tests use it). */
 struct corral *supervisor_alloc(const struct corral_config *cfg,

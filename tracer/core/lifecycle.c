@@ -211,15 +211,14 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 	if (r < 0) {
 		snprintf(err, errlen, "%s: %s", cfg->argv[0],
 			 r == -ENOENT ? "command not found" : strerror(-r));
-		c->res.exec_failed = true;
-		c->res.exec_errno = -r;
+		result_exec_failed(c, -r, 0);
 		refuse(c);
 		goto fail;
 	}
 	if (cfg->sandbox.enabled) {
 		r = sandbox_prepare(c, err, errlen);
 		if (r < 0) {
-			c->res.sandbox_failed = true;
+			result_sandbox_failed(c);
 			refuse(c);
 			goto fail;
 		}
@@ -235,8 +234,8 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		end_failed(c);
 		goto fail;
 	}
-	c->res.landlock_abi = c->boundary.abi;
-	c->res.scopes = c->boundary.active ? c->boundary.scopes : 0;
+	result_boundary(c, c->boundary.abi,
+			c->boundary.active ? c->boundary.scopes : 0);
 	if (cfg->pty) {
 		r = pty_prepare(c, err, errlen);
 		if (r < 0)

@@ -75,10 +75,10 @@ static void check_deadlines(struct corral *c)
 	    (c->phase.now == PH_RUN || c->phase.now == PH_GRACE)) {
 		if (c->phase.now == PH_RUN)
 			phase_begin_ending(c, CORRAL_REASON_TIMEOUT, 0);
-		else if (c->res.reason != CORRAL_REASON_TIMEOUT)
+		else if (c->result.res.reason != CORRAL_REASON_TIMEOUT)
 			/* The limit also bounds a grace begun for another
 			 * reason (say, ending what the command left). */
-			phase_begin_ending(c, c->res.reason, 0);
+			phase_begin_ending(c, c->result.res.reason, 0);
 	}
 	ending_tick(c);
 	if (c->phase.now == PH_RUN || c->phase.now == PH_GRACE)
@@ -96,16 +96,16 @@ static void finish(struct corral *c)
 	if (!c->root_execed)
 		spawn_read_error(c);
 	/* bwrap gave up before the command ran: the sandbox failed. */
-	if (c->sandboxed && !c->command_execed && !c->res.exec_failed &&
-	    c->res.reason == CORRAL_REASON_NONE)
-		c->res.sandbox_failed = true;
-	if (c->res.sandbox_failed)
+	if (c->sandboxed && !c->command_execed && !c->result.res.exec_failed &&
+	    c->result.res.reason == CORRAL_REASON_NONE)
+		result_sandbox_failed(c);
+	if (c->result.res.sandbox_failed)
 		sandbox_explain(c); /* the reason, for the end line */
 	groups_restore(c);
 	pty_finish(c);
-	c->res.t_end = run_time(c);
+	result_end_at(c, run_time(c));
 	struct corral_event ev = {.type = CORRAL_EV_END,
-				  .reason = c->res.reason,
+				  .reason = c->result.res.reason,
 				  .t = run_time(c)};
 	/* The journal's last lines go out and the file is checked first:
 	 * under --journal-strict a journal that failed fails the run. */
@@ -141,7 +141,7 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 	 * a timeout already acted on must not wake the loop in its grace. */
 	bool run = c->phase.now == PH_RUN, grace = c->phase.now == PH_GRACE;
 	if (c->deadline > 0 &&
-	    (run || (grace && c->res.reason != CORRAL_REASON_TIMEOUT)))
+	    (run || (grace && c->result.res.reason != CORRAL_REASON_TIMEOUT)))
 		due[n++] = c->deadline;
 	if (grace)
 		due[n++] = c->phase.grace_deadline;
@@ -258,9 +258,9 @@ pid_t corral_root_pid(const struct corral *c)
 
 const char *corral_error(const struct corral *c)
 {
-	if (!c->errmsg[0] && sandbox_error(c))
+	if (!c->result.errmsg[0] && sandbox_error(c))
 		return sandbox_error(c);
-	return c->errmsg;
+	return c->result.errmsg;
 }
 
 int corral_foreach_proc(struct corral *c,

@@ -40,9 +40,7 @@ void phase_begin_ending(struct corral *c, enum corral_reason why, int sig)
 	}
 	if (ph->now != PH_RUN)
 		return;
-	c->res.reason = why;
-	c->res.term_signal = sig;
-	c->res.t_ending = run_time(c);
+	result_ending(c, why, sig, run_time(c));
 	struct corral_event ev = {
 		.type = CORRAL_EV_ENDING,
 		.reason = why,
@@ -104,7 +102,7 @@ void phase_done(struct corral *c)
 {
 	struct phase_part *ph = OWN(c, phase);
 	if (ph->now == PH_GRACE) /* the tree ended within the grace */
-		c->res.t_grace = run_time(c) - ph->grace_start;
+		result_grace_took(c, run_time(c) - ph->grace_start);
 	ph->now = PH_DONE;
 }
 

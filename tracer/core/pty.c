@@ -239,7 +239,7 @@ static void to_out_flush(struct corral *c)
 	struct pty_io *io = py->io;
 	q_flush(&io->to_out, io->out, io->out_sock, &io->out_dead);
 	if (io->out_dead && io->to_out.len) {
-		c->res.pty_dropped += io->to_out.len;
+		result_pty_dropped(c, io->to_out.len);
 		io->to_out.len = io->to_out.off = 0;
 	}
 }
@@ -336,7 +336,7 @@ void pty_finish(struct corral *c)
 			if (io->to_out.len || io->out_dead || r <= 0 || !full)
 				break;
 		}
-		c->res.pty_dropped += io->to_out.len;
+		result_pty_dropped(c, io->to_out.len);
 		io->to_out.len = io->to_out.off = 0;
 	}
 	if (py->ptm >= 0) {

@@ -111,7 +111,7 @@ void sandbox_explain(struct corral *c)
 	 * non-dumpable parent's child (dumpable is inherited) would refuse.
 	 */
 	struct sandbox_probe *p = calloc(1, sizeof(*p));
-	int st = c->res.status;
+	int st = c->result.res.status;
 	char how[64];
 	if (WIFSIGNALED(st))
 		snprintf(how, sizeof(how), "was killed by signal %d",

@@ -138,10 +138,10 @@ int corral_spawn(struct corral *c)
 	if (c->root)
 		return -EALREADY;
 	if (__atomic_load_n(&running_trees, __ATOMIC_SEQ_CST) > 0) {
-		snprintf(c->errmsg, sizeof(c->errmsg),
-			 "another supervisor of this process has a running "
-			 "tree: one at a time (their waitpid would take each "
-			 "other's events)");
+		result_error(
+			c, "another supervisor of this process has a running "
+			   "tree: one at a time (their waitpid would take each "
+			   "other's events)");
 		return -EBUSY;
 	}
 	int go[2], ep[2];
@@ -160,9 +160,8 @@ int corral_spawn(struct corral *c)
 		close(go[1]);
 		close(ep[0]);
 		close(ep[1]);
-		snprintf(c->errmsg, sizeof(c->errmsg),
-			 "journal: the start line could not be written "
-			 "(--journal-strict): the command was not run");
+		result_error(c, "journal: the start line could not be written "
+				"(--journal-strict): the command was not run");
 		end_failed(c);
 		return -EIO;
 	}
@@ -175,7 +174,7 @@ int corral_spawn(struct corral *c)
 		close(go[1]);
 		close(ep[0]);
 		close(ep[1]);
-		snprintf(c->errmsg, sizeof(c->errmsg), "fork: %s", strerror(e));
+		result_error(c, "fork: %s", strerror(e));
 		end_failed(c);
 		return -e;
 	}
@@ -201,11 +200,11 @@ int corral_spawn(struct corral *c)
 		close(go[1]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		snprintf(c->errmsg, sizeof(c->errmsg),
-			 "cannot trace the command (PTRACE_SEIZE: %s); is "
-			 "ptrace restricted here (Yama ptrace_scope, a "
-			 "container's seccomp profile)?",
-			 strerror((int)-r));
+		result_error(c,
+			     "cannot trace the command (PTRACE_SEIZE: %s); is "
+			     "ptrace restricted here (Yama ptrace_scope, a "
+			     "container's seccomp profile)?",
+			     strerror((int)-r));
 		end_failed(c);
 		return (int)r;
 	}
@@ -248,9 +247,7 @@ void spawn_read_error(struct corral *c)
 	struct spawn_err e;
 	ssize_t n = read(c->errpipe, &e, sizeof(e));
 	if (n == (ssize_t)sizeof(e)) {
-		c->res.exec_failed = true;
-		c->res.exec_errno = e.err;
-		c->spawn_stage = e.stage;
+		result_exec_failed(c, e.err, e.stage);
 	}
 	close(c->errpipe);
 	c->errpipe = -1;

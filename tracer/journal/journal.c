@@ -232,7 +232,7 @@ static void put_start(struct corral *c, struct sbuf *b,
 
 static void put_end(struct corral *c, struct sbuf *b)
 {
-	const struct corral_result *r = &c->res;
+	const struct corral_result *r = &c->result.res;
 	put_num(b, "exit_code", r->exit_code);
 	put_str(b, "reason", corral_reason_name(r->reason));
 	if (r->sandbox_failed) {
@@ -486,8 +486,7 @@ bool journal_settle(struct corral *c)
 		log_msg(c->cfg.log, c->cfg.log_arg,
 			"journal: %s: NOT the journal corral wrote: %s",
 			j->sink.name, j->why);
-	c->res.journal_lost = j->sink.lost;
-	c->res.journal_intact = j->intact;
+	result_journal_checked(c, j->sink.lost, j->intact);
 	/* --journal-strict: a journal that lost a line fails the run. */
 	return j->strict && (j->sink.lost || j->intact == 0);
 }
@@ -497,13 +496,8 @@ static void after_end(struct corral *c, struct journal *j)
 	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
 	jsink_drain(&j->sink, bound, c->sigfd);
 	j->ended = true;
-	struct corral_result *r = &c->res;
-	r->journal_lines = j->sink.written;
-	r->journal_lost = j->sink.lost;
-	r->journal_errors = j->sink.errors;
-	r->journal_intact = j->intact;
-	snprintf(r->journal_head, sizeof(r->journal_head), "%s",
-		 j->sink.last_h);
+	result_journal_closed(c, j->sink.written, j->sink.lost, j->sink.errors,
+			      j->intact, j->sink.last_h);
 }
 
 void journal_event(struct corral *c, const struct corral_event *ev)

@@ -458,11 +458,11 @@ static void emit_core(struct corral *c, const char *why, const struct job *j,
 			 "incomplete");
 		ev.path = path;
 		ev.cut = "abandoned";
-		c->res.cores_cut++;
+		result_cores(c, 0, 1, 0, 0);
 	} else if (!j->opened) {
 		snprintf(err, sizeof(err), "cannot create %s: %s", path,
 			 strerror(j->open_err));
-		c->res.cores_failed++;
+		result_cores(c, 0, 0, 1, 0);
 	} else {
 		ev.path = path;
 		ev.bytes = j->out.size;
@@ -474,15 +474,15 @@ static void emit_core(struct corral *c, const char *why, const struct job *j,
 					 j->out.sha256[i]);
 			ev.sha256 = hex;
 		}
+		/* A cut core is written, and counted cut too. */
+		result_cores(c, 1, j->out.cut ? 1 : 0, 0, 0);
 		if (j->out.cut) {
-			c->res.cores_cut++;
 			if (j->out.err)
 				snprintf(err, sizeof(err),
 					 "%s: %s after %llu bytes", j->out.cut,
 					 strerror(j->out.err),
 					 (unsigned long long)j->out.size);
 		}
-		c->res.cores++;
 	}
 	if (k->bytes_left > ev.bytes)
 		k->bytes_left -= ev.bytes;
@@ -505,7 +505,7 @@ static void emit_error(struct corral *c, const char *why, pid_t pid,
 				  .detail = why,
 				  .error = msg};
 	emit(c, &ev);
-	c->res.cores_failed += pid != 0;
+	result_cores(c, 0, 0, pid != 0, 0);
 }
 
 /* What one process of the round needs: its threads and whom it is. */
@@ -658,7 +658,7 @@ static void write_round(struct corral *c, const char *why,
 			 "skipped",
 			 skipped);
 		emit_error(c, why, 0, d);
-		c->res.cores_skipped += skipped;
+		result_cores(c, 0, 0, 0, skipped);
 	}
 }
 
@@ -743,14 +743,15 @@ static unsigned moment(enum corral_reason r, const char **name)
 bool cores_wanted(const struct corral *c)
 {
 	const char *name;
-	return c->cores && (c->cores->when & moment(c->res.reason, &name));
+	return c->cores &&
+	       (c->cores->when & moment(c->result.res.reason, &name));
 }
 
 void cores_at_ending(struct corral *c)
 {
 	const char *name;
 	if (cores_wanted(c)) {
-		moment(c->res.reason, &name);
+		moment(c->result.res.reason, &name);
 		round_of(c, name, 0, 0, 0);
 	}
 }

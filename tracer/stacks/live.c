@@ -343,7 +343,7 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 			sb_printf(b, ", timeout in %.3fs", c->deadline - now);
 		if (c->phase.now != PH_RUN)
 			sb_printf(b, ", ending (%s)",
-				  corral_reason_name(c->res.reason));
+				  corral_reason_name(c->result.res.reason));
 		sb_putc(b, '\n');
 	}
 	put_forest(c, b, v, n, now);
@@ -369,8 +369,9 @@ static void render_json(struct corral *c, struct sbuf *b)
 	double now = run_time(c);
 	sb_printf(b, "{\"corral\":%d,\"running\":%.6f,\"phase\":\"%s\"",
 		  c->self, now,
-		  c->phase.now == PH_RUN ? "run"
-					 : corral_reason_name(c->res.reason));
+		  c->phase.now == PH_RUN
+			  ? "run"
+			  : corral_reason_name(c->result.res.reason));
 	if (c->deadline > 0 && c->phase.now == PH_RUN)
 		sb_printf(b, ",\"timeout_in\":%.6f", c->deadline - now);
 	sb_puts(b, ",\"processes\":[");

@@ -36,7 +36,7 @@ int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
 		*err = out.why;
 		*cut = out.cut;
 	}
-	c->res.stacks++;
+	result_stack(c);
 	return n;
 }
 
@@ -116,8 +116,8 @@ void stacks_round(struct corral *c, stacks_fn fn, void *arg,
 			  .skips = skips};
 	table_foreach_live(&c->tab, stack_held, &r);
 	stacks_end(c);
-	c->res.stacks_skipped +=
-		skips->budget + skips->signal + skips->abandoned;
+	result_stacks_skipped(c,
+			      skips->budget + skips->signal + skips->abandoned);
 }
 
 void stacks_skips_text(const struct corral *c, const struct stacks_skips *s,
@@ -212,13 +212,13 @@ static unsigned moment(enum corral_reason r, const char **name)
 bool stacks_wanted(const struct corral *c)
 {
 	const char *name;
-	return (c->cfg.stacks & moment(c->res.reason, &name)) != 0;
+	return (c->cfg.stacks & moment(c->result.res.reason, &name)) != 0;
 }
 
 void stacks_at_ending(struct corral *c)
 {
 	const char *name;
-	if (c->cfg.stacks & moment(c->res.reason, &name))
+	if (c->cfg.stacks & moment(c->result.res.reason, &name))
 		stacks_all(c, name);
 }
 
