@@ -1,7 +1,7 @@
 /*
  * stack1000 - how long do the stacks of 1,000 threads of one process take?
  *
- *	cc -O2 -Iinclude -Itracer bench/stack1000.c build/libcorral.a \
+ *	cc -O2 -Iinclude -Itracer/stacks bench/stack1000.c build/libcorral.a \
  *		$(pkg-config --libs libseccomp libunwind-ptrace) -lpthread \
  *		-o build/stack1000
  *	make build/fixtures/stack_hang && build/stack1000 [THREADS] [ROUNDS]
