@@ -190,10 +190,10 @@ static int read_key(const char *path, unsigned char **key, size_t *len,
 	if (!b || e || n == 0 || n > KEY_MAX) {
 		free(b);
 		snprintf(err, errlen, "journal key %s: %s", path,
-			 !b	     ? "out of memory"
-			 : e	     ? strerror(e)
-			 : n == 0    ? "empty file"
-				     : "longer than 4096 bytes");
+			 !b	  ? "out of memory"
+			 : e	  ? strerror(e)
+			 : n == 0 ? "empty file"
+				  : "longer than 4096 bytes");
 		return -EINVAL;
 	}
 	*key = b;
@@ -201,8 +201,7 @@ static int read_key(const char *path, unsigned char **key, size_t *len,
 	return 0;
 }
 
-int chain_init(struct chain *ch, const char *key_path, char *err,
-	       size_t errlen)
+int chain_init(struct chain *ch, const char *key_path, char *err, size_t errlen)
 {
 	memset(ch, 0, sizeof(*ch));
 	if (key_path) {
@@ -435,8 +434,7 @@ const char *corral_line_verdict_name(enum corral_line_verdict v)
 		"reordered", "malformed", "after-end", "unchecked",
 		"misplaced",
 	};
-	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v]
-							      : "?";
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
 
 static void verdict(struct checker *k, size_t idx, const struct line *l,
@@ -448,8 +446,8 @@ static void verdict(struct checker *k, size_t idx, const struct line *l,
 		if (!c->first_bad) {
 			c->first_bad = idx + 1;
 			c->first_verdict = v;
-			snprintf(c->why, sizeof(c->why), "line %zu: %s", idx + 1,
-				 verdict_words(v));
+			snprintf(c->why, sizeof(c->why), "line %zu: %s",
+				 idx + 1, verdict_words(v));
 		}
 	}
 	if (c->on_line) {
@@ -545,13 +543,14 @@ static void check_run(struct checker *k, const struct lines *ls, size_t a,
 		} else if (mac_ok(mac, prev, l) && l->t.n == want) {
 			verdict(k, i, l, CORRAL_LINE_OK);
 		} else if (have_alt && mac_ok(mac, alt, l) && l->t.n == want) {
-			/* follows the line before it, as that should have been */
+			/* follows the line before it, as that should have been
+			 */
 			memcpy(prev, alt, 32);
 			verdict(k, i, l, CORRAL_LINE_OK);
 		} else {
 			enum corral_line_verdict why;
-			bool next_follows = i + 1 < b &&
-					    mac_ok(mac, prev, &v[i + 1]);
+			bool next_follows =
+				i + 1 < b && mac_ok(mac, prev, &v[i + 1]);
 			if (!l->t.ok)
 				why = next_follows ? CORRAL_LINE_INSERTED
 						   : CORRAL_LINE_MALFORMED;
@@ -567,7 +566,8 @@ static void check_run(struct checker *k, const struct lines *ls, size_t a,
 						   : CORRAL_LINE_CHANGED;
 			verdict(k, i, l, why);
 			if (why == CORRAL_LINE_INSERTED)
-				continue; /* prev stays: the next line is checked */
+				continue; /* prev stays: the next line is
+					     checked */
 			/* Go on from this line as it stands. */
 			have_alt = false;
 			if (l->t.ok) {
@@ -637,15 +637,16 @@ static struct place parse_place(const struct line *l)
 	const char *sp = memmem(l->p, l->t.nat, sk, sizeof(sk) - 1);
 	if (sp) {
 		sp += sizeof(sk) - 1;
-		for (int d = 0; d < 6 && sp < l->p + l->t.nat && *sp >= '0' &&
-				*sp <= '9';
+		for (int d = 0;
+		     d < 6 && sp < l->p + l->t.nat && *sp >= '0' && *sp <= '9';
 		     d++, sp++)
 			pl.schema = pl.schema * 10 + (*sp - '0');
 	}
 	size_t e = l->t.nat;
 	const size_t alen = 10 + CHAIN_HEX + 1; /* ,"after":"<hex>" */
 	if (e >= alen && !memcmp(l->p + e - alen, ",\"after\":\"", 10) &&
-	    l->p[e - 1] == '"' && from_hex(l->p + e - alen + 10, 32, pl.after)) {
+	    l->p[e - 1] == '"' &&
+	    from_hex(l->p + e - alen + 10, 32, pl.after)) {
 		pl.has_after = true;
 		e -= alen;
 	}
@@ -669,18 +670,18 @@ static struct place parse_place(const struct line *l)
 
 /* What the verifier learnt of each run, for --head and the report. */
 struct run_info {
-	size_t a, b;	/* lines [a, b) */
-	bool linked;	/* its start line names the line before it, which
-			   is there: the head of a later run covers it */
+	size_t a, b; /* lines [a, b) */
+	bool linked; /* its start line names the line before it, which
+			is there: the head of a later run covers it */
 };
 
 /*
  * Is the run [a, b) where it was written? NULL, or why not (into why).
  * *linked: it names the line before it and that line is there.
  */
-static const char *placement(const char *buf, const struct lines *ls,
-			     size_t a, const struct place *pl, bool *linked,
-			     char *why, size_t whylen)
+static const char *placement(const char *buf, const struct lines *ls, size_t a,
+			     const struct place *pl, bool *linked, char *why,
+			     size_t whylen)
 {
 	const struct line *l = &ls->v[a];
 	unsigned long long at = (unsigned long long)(l->p - buf);
@@ -737,8 +738,8 @@ static bool said_not_intact(const struct lines *ls, size_t a, size_t b,
 	return false;
 }
 
-int journal_verify_core(const char *buf, size_t len,
-			struct corral_journal_check *c)
+/* The verdict starts from nothing: every out field of c cleared. */
+static void check_reset(struct corral_journal_check *c)
 {
 	c->intact = false;
 	c->keyed = true;
@@ -750,11 +751,159 @@ int journal_verify_core(const char *buf, size_t len,
 	c->head_run = c->proven_run = c->end_run = 0;
 	c->head_line = c->proven_first = c->end_first = c->end_line = 0;
 	c->not_intact_runs = c->misplaced_runs = 0;
+}
+
+/*
+ * The key of the run [a, b): the caller's, else the one its last end line
+ * discloses (into dk; *at: that line). NULL when there is none.
+ */
+static const unsigned char *run_key(const struct corral_journal_check *c,
+				    const struct lines *ls, size_t a, size_t b,
+				    unsigned char dk[32], size_t *keylen,
+				    size_t *at)
+{
+	*keylen = c->keylen;
+	if (c->key)
+		return c->key;
+	for (size_t i = b; i-- > a;)
+		if (ls->v[i].t.ok && is_end(ls->v[i].p, ls->v[i].len) &&
+		    disclosed_key(ls->v[i].p, ls->v[i].len, dk)) {
+			*keylen = 32;
+			*at = i;
+			return dk;
+		}
+	return NULL;
+}
+
+/* One run, lines [a, b): its place, its key, its chain, its end. */
+static void check_one_run(struct checker *k, const char *buf,
+			  const struct lines *ls, struct run_info *ri)
+{
+	struct corral_journal_check *c = k->chk;
+	size_t a = ri->a, b = ri->b;
+	const struct line *last = &ls->v[b - 1];
+	bool ends = last->t.ok && is_end(last->p, last->len) &&
+		    !(b == ls->n && ls->open_end);
+	/* The digest the start line chains to, and its place. */
+	struct place pl = parse_place(&ls->v[a]);
+	unsigned char seed[32] = {0};
+	if (pl.has_after)
+		memcpy(seed, pl.after, 32);
+	char mwhy[200];
+	const char *misplaced =
+		placement(buf, ls, a, &pl, &ri->linked, mwhy, sizeof(mwhy));
+	unsigned char dk[32];
+	size_t keylen, kl = 0;
+	const unsigned char *key = run_key(c, ls, a, b, dk, &keylen, &kl);
+	if (key == dk && !key_fits(ls, a, b, dk, seed)) {
+		/* The disclosing line itself was changed. */
+		for (size_t i = a; i < b; i++)
+			verdict(k, i, &ls->v[i],
+				i == kl ? CORRAL_LINE_CHANGED
+					: CORRAL_LINE_UNCHECKED);
+		return;
+	}
+	if (!key)
+		c->keyed = false;
+	if (!is_start(ls->v[a].p, ls->v[a].len) && ls->v[a].t.ok && key)
+		; /* an edited start line: its digest says so */
+	else if (!is_start(ls->v[a].p, ls->v[a].len) && !key)
+		problem(c, a + 1,
+			"line %zu: a run that does not begin with a start line",
+			a + 1);
+	if (misplaced) {
+		c->misplaced_runs++;
+		ri->linked = false;
+	}
+	if (misplaced && !key)
+		problem(c, a + 1, "line %zu: moved: %s", a + 1, misplaced);
+	check_run(k, ls, a, b, key, keylen, seed, misplaced);
+	size_t el;
+	if (said_not_intact(ls, a, b, &el)) {
+		/* corral read its file back and found it changed: whatever
+		 * the chain says now, it is not intact */
+		c->not_intact_runs++;
+		problem(c, el + 1,
+			"line %zu: corral found this run's journal changed "
+			"while it ran (its end line says journal_intact:false)",
+			el + 1);
+	}
+	if (!ends) {
+		c->truncated = true;
+		problem(c, b + 1,
+			"line %zu: the journal ends without an end line "
+			"(truncated%s)",
+			b + (ls->open_end && b == ls->n ? 0 : 1),
+			ls->open_end && b == ls->n ? " mid-line" : "");
+	}
+}
+
+/* The run the last end line belongs to: what a report shows. */
+static void find_end_run(struct corral_journal_check *c, const struct lines *ls,
+			 const struct run_info *runs)
+{
+	for (size_t r = c->runs; r-- > 0 && !c->end_run;)
+		for (size_t i = runs[r].b; i-- > runs[r].a;)
+			if (ls->v[i].t.ok && is_end(ls->v[i].p, ls->v[i].len)) {
+				c->end_run = (unsigned)r + 1;
+				c->end_first = runs[r].a + 1;
+				c->end_line = i + 1;
+				break;
+			}
+}
+
+/*
+ * The head recorded elsewhere (want): is it the last line's, where is it,
+ * and which lines does it prove (its run and the runs chained before it).
+ */
+static void place_head(struct corral_journal_check *c, const struct lines *ls,
+		       const struct run_info *runs,
+		       const unsigned char want[32])
+{
+	const struct line *last = &ls->v[ls->n - 1];
+	c->head_matched = last->t.ok && !memcmp(last->t.h, want, 32);
+	size_t at = 0;
+	for (size_t i = ls->n; i-- > 0 && !at;)
+		if (ls->v[i].t.ok && !memcmp(ls->v[i].t.h, want, 32))
+			at = i + 1;
+	if (at) {
+		size_t r = 0;
+		while (r + 1 < c->runs && runs[r + 1].a < at)
+			r++;
+		c->head_run = (unsigned)r + 1;
+		c->head_line = at;
+		/* Back through the runs whose start line names the line
+		 * before it: the head covers those too. */
+		while (r > 0 && runs[r].linked)
+			r--;
+		c->proven_run = (unsigned)r + 1;
+		c->proven_first = runs[r].a + 1;
+	}
+	if (!c->head_matched && at)
+		problem(c, at + 1,
+			"line %zu: the recorded head is line %zu's: lines "
+			"after it were appended",
+			at + 1, at);
+	else if (!c->head_matched)
+		problem(c, ls->n,
+			"the recorded head is not in the journal: its end was "
+			"removed, or it was rewritten");
+	else if (c->proven_first > 1)
+		problem(c, 1,
+			"lines 1 to %zu are not covered by the recorded head: "
+			"run %u's start line does not name the line before it",
+			c->proven_first - 1, c->proven_run);
+}
+
+int journal_verify_core(const char *buf, size_t len,
+			struct corral_journal_check *c)
+{
+	check_reset(c);
 	if (c->key && (!c->keylen || c->keylen > KEY_MAX))
 		return -EINVAL;
 	unsigned char want_head[32];
-	if (c->head && (strlen(c->head) != CHAIN_HEX ||
-			!from_hex(c->head, 32, want_head)))
+	if (c->head &&
+	    (strlen(c->head) != CHAIN_HEX || !from_hex(c->head, 32, want_head)))
 		return -EINVAL;
 	struct lines ls;
 	if (split(buf, len, &ls) < 0)
@@ -774,8 +923,9 @@ int journal_verify_core(const char *buf, size_t len,
 	struct checker k = {.chk = c};
 	struct run_info *runs = NULL;
 	size_t rcap = 0;
-	for (size_t a = 0; a < ls.n;) {
-		size_t b = a + 1;
+	/* Runs begin at start lines. */
+	for (size_t a = 0, b; a < ls.n; a = b) {
+		b = a + 1;
 		while (b < ls.n && !is_start(ls.v[b].p, ls.v[b].len))
 			b++;
 		k.run = (unsigned)++c->runs;
@@ -784,124 +934,14 @@ int journal_verify_core(const char *buf, size_t len,
 			free(ls.v);
 			return -ENOMEM;
 		}
-		struct run_info *ri = &runs[c->runs - 1];
-		*ri = (struct run_info){.a = a, .b = b};
-		const struct line *last = &ls.v[b - 1];
-		bool ends = last->t.ok && is_end(last->p, last->len) &&
-			    !(b == ls.n && ls.open_end);
-		/* The digest the start line chains to, and its place. */
-		struct place pl = parse_place(&ls.v[a]);
-		unsigned char seed[32] = {0};
-		if (pl.has_after)
-			memcpy(seed, pl.after, 32);
-		char mwhy[200];
-		const char *misplaced = placement(buf, &ls, a, &pl, &ri->linked,
-						  mwhy, sizeof(mwhy));
-		unsigned char dk[32];
-		const unsigned char *key = c->key;
-		size_t keylen = c->keylen, kl = 0;
-		/* The key the run's end line discloses (the last one). */
-		for (size_t i = b; !key && i-- > a;)
-			if (ls.v[i].t.ok && is_end(ls.v[i].p, ls.v[i].len) &&
-			    disclosed_key(ls.v[i].p, ls.v[i].len, dk)) {
-				key = dk;
-				keylen = 32;
-				kl = i;
-			}
-		if (key == dk && !key_fits(&ls, a, b, dk, seed)) {
-			/* The disclosing line itself was changed. */
-			for (size_t i = a; i < b; i++)
-				verdict(&k, i, &ls.v[i],
-					i == kl ? CORRAL_LINE_CHANGED
-						: CORRAL_LINE_UNCHECKED);
-			a = b;
-			continue;
-		}
-		if (!key)
-			c->keyed = false;
-		if (!is_start(ls.v[a].p, ls.v[a].len) && ls.v[a].t.ok && key)
-			; /* an edited start line: its digest says so */
-		else if (!is_start(ls.v[a].p, ls.v[a].len) && !key)
-			problem(c, a + 1, "line %zu: a run that does not begin "
-					  "with a start line",
-				a + 1);
-		if (misplaced) {
-			c->misplaced_runs++;
-			ri->linked = false;
-		}
-		if (misplaced && !key)
-			problem(c, a + 1, "line %zu: moved: %s", a + 1,
-				misplaced);
-		check_run(&k, &ls, a, b, key, keylen, seed, misplaced);
-		size_t el;
-		if (said_not_intact(&ls, a, b, &el)) {
-			/* corral read its file back and found it changed:
-			 * whatever the chain says now, it is not intact */
-			c->not_intact_runs++;
-			problem(c, el + 1,
-				"line %zu: corral found this run's journal "
-				"changed while it ran (its end line says "
-				"journal_intact:false)",
-				el + 1);
-		}
-		if (!ends) {
-			c->truncated = true;
-			problem(c, b + 1,
-				"line %zu: the journal ends without an end line "
-				"(truncated%s)",
-				b + (ls.open_end && b == ls.n ? 0 : 1),
-				ls.open_end && b == ls.n ? " mid-line" : "");
-		}
-		a = b;
+		runs[c->runs - 1] = (struct run_info){.a = a, .b = b};
+		check_one_run(&k, buf, &ls, &runs[c->runs - 1]);
 	}
-	/* The run the last end line belongs to: what a report shows. */
-	for (size_t r = c->runs; r-- > 0 && !c->end_run;)
-		for (size_t i = runs[r].b; i-- > runs[r].a;)
-			if (ls.v[i].t.ok && is_end(ls.v[i].p, ls.v[i].len)) {
-				c->end_run = (unsigned)r + 1;
-				c->end_first = runs[r].a + 1;
-				c->end_line = i + 1;
-				break;
-			}
-	const struct line *last = &ls.v[ls.n - 1];
-	head_of(last, c->last_h);
-	if (c->head) {
-		c->head_matched = last->t.ok && !memcmp(last->t.h, want_head, 32);
-		size_t at = 0;
-		for (size_t i = ls.n; i-- > 0 && !at;)
-			if (ls.v[i].t.ok && !memcmp(ls.v[i].t.h, want_head, 32))
-				at = i + 1;
-		if (at) {
-			size_t r = 0;
-			while (r + 1 < c->runs && runs[r + 1].a < at)
-				r++;
-			c->head_run = (unsigned)r + 1;
-			c->head_line = at;
-			/* Back through the runs whose start line names the
-			 * line before it: the head covers those too. */
-			while (r > 0 && runs[r].linked)
-				r--;
-			c->proven_run = (unsigned)r + 1;
-			c->proven_first = runs[r].a + 1;
-		}
-		if (!c->head_matched && at)
-			problem(c, at + 1,
-				"line %zu: the recorded head is line %zu's: "
-				"lines after it were appended",
-				at + 1, at);
-		else if (!c->head_matched)
-			problem(c, ls.n,
-				"the recorded head is not in the journal: "
-				"its end was removed, or it was rewritten");
-		else if (c->proven_first > 1)
-			problem(c, 1,
-				"lines 1 to %zu are not covered by the recorded "
-				"head: run %u's start line does not name the "
-				"line before it",
-				c->proven_first - 1, c->proven_run);
-	}
-	c->intact = !c->first_bad && c->keyed &&
-		    (!c->head || c->head_matched);
+	find_end_run(c, &ls, runs);
+	head_of(&ls.v[ls.n - 1], c->last_h);
+	if (c->head)
+		place_head(c, &ls, runs, want_head);
+	c->intact = !c->first_bad && c->keyed && (!c->head || c->head_matched);
 	free(runs);
 	free(ls.v);
 	return 0;
@@ -932,9 +972,8 @@ int chain_check_own(const struct chain *ch, const struct jsink *s, char *msg,
 	if (fd < 0)
 		return -1;
 	size_t len = (size_t)(own.st_size - s->start);
-	char *buf = len ? mmap(NULL, len + (size_t)(s->start % 4096),
-			       PROT_READ, MAP_PRIVATE, fd,
-			       s->start - s->start % 4096)
+	char *buf = len ? mmap(NULL, len + (size_t)(s->start % 4096), PROT_READ,
+			       MAP_PRIVATE, fd, s->start - s->start % 4096)
 			: NULL;
 	close(fd);
 	if (buf == MAP_FAILED)
