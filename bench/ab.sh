@@ -6,6 +6,7 @@
 # change behaviour or cost (issue 27: before and after, docs/bench.md).
 #
 #   bench/ab.sh A_CORRAL B_CORRAL [RUNS]      (RUNS pairs a workload, default 11)
+#   AB_ONLY=REGEX bench/ab.sh ...             (only the workloads whose name matches)
 #
 # Workloads (bench programs, make bench-progs): an exec loop (the events of
 # fork, exec and exit), a thread wave (clone and exit only), a tree of
@@ -48,6 +49,7 @@ one() {
 ab() {
 	local name=$1 i ra rb
 	shift
+	[[ $name =~ ${AB_ONLY:-.} ]] || return 0
 	one "$A" "$@" >/dev/null
 	one "$B" "$@" >/dev/null
 	: >"$TMP/pairs"
