@@ -696,8 +696,8 @@ static struct corral *mock_corral(struct mock *m, pid_t root)
 	char err[256];
 	if (journal_open(c, err, sizeof(err)) < 0)
 		fprintf(stderr, "mock journal: %s\n", err);
-	c->want_argv = true;
-	c->root = root;
+	OWN(c, lifecycle)->want_argv = true;
+	OWN(c, spawn)->root = root;
 	engine_add_root(c, root);
 	return c;
 }
@@ -734,7 +734,7 @@ static inline int mock_first(struct mock *m, int from, int req)
 
 static void mock_free(struct corral *c)
 {
-	c->finished = true; /* nothing real to kill */
+	OWN(c, spawn)->finished = true; /* nothing real to kill */
 	int jfd = c->cfg.journal_fd;
 	corral_free(c);
 	close(jfd);

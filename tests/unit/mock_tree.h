@@ -57,7 +57,7 @@ static inline struct corral *tree_start(bool journal_strict)
 	M.fake_clock = true;
 	M.clock = 0;
 	struct corral *c = mock_corral(&M, ROOT);
-	c->t0 = 0;
+	OWN(c, lifecycle)->t0 = 0;
 	c->cfg.stacks = 0;
 	c->cfg.handle_signals = true;
 	mock_task(&M, ROOT, ROOT);
@@ -69,7 +69,7 @@ static inline struct corral *tree_start(bool journal_strict)
 	assert_int_equal(c->tab.nstate[TS_RUNNING], NPROCS + NTHREADS);
 	assert_int_equal(c->result.res.processes, NPROCS);
 	assert_int_equal(c->result.res.threads, NTHREADS);
-	c->drained = true;
+	OWN(c, loop)->drained = true;
 	return c;
 }
 

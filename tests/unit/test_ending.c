@@ -25,7 +25,7 @@ static void test_timeout_grace_runs_out(void **state)
 	struct corral *c = tree_at_zero();
 	c->cfg.kill_after = 2;
 	c->cfg.timeout = 5;
-	c->deadline = 5;
+	OWN(c, spawn)->deadline = 5;
 	int mark = M.ncalls;
 	assert_int_equal(corral_step(c, -1), 1);
 	/* Woken by the deadline, not before and not after. */
@@ -47,7 +47,7 @@ static void test_timeout_grace_runs_out(void **state)
 	assert_int_equal(mock_count(&M, grace_end, -SIGTERM, ROOT, -1), 0);
 	assert_int_equal(c->phase.now, PH_DONE);
 	assert_int_equal(c->tab.live, 0);
-	assert_true(c->finished);
+	assert_true(c->spawn.finished);
 	assert_int_equal(c->result.res.exit_code, CORRAL_EXIT_TIMEOUT);
 	assert_int_equal(c->result.res.killed, NPROCS);
 	long ending = jpos(c, "\"event\":\"ending\"");
@@ -79,7 +79,7 @@ static void test_tree_ends_within_grace(void **state)
 	struct corral *c = tree_at_zero();
 	c->cfg.kill_after = 10;
 	c->cfg.end_signal = SIGQUIT;
-	c->deadline = 5;
+	OWN(c, spawn)->deadline = 5;
 	int mark = M.ncalls;
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_term_round(mark, SIGQUIT);
@@ -147,7 +147,7 @@ static void test_timeout_cuts_a_grace(void **state)
 {
 	struct corral *c = tree_at_zero();
 	c->cfg.kill_after = 10;
-	c->deadline = 3;
+	OWN(c, spawn)->deadline = 3;
 	M.clock = 1;
 	mock_exit(&M, 102, ST_EXIT(0));
 	mock_exit(&M, ROOT, ST_EXIT(0));
@@ -215,7 +215,7 @@ static void test_stacks_at_timeout(void **state)
 	struct corral *c = tree_at_zero();
 	c->cfg.stacks = CORRAL_STACKS_TIMEOUT;
 	c->cfg.kill_after = 2;
-	c->deadline = 5;
+	OWN(c, spawn)->deadline = 5;
 	static const char *const waiting[] = {"read", "wait_input", "main"};
 	static const char *const worker[] = {"futex_wait", "worker"};
 	for (pid_t p = 100; p <= 103; p++)
@@ -272,7 +272,7 @@ static void test_stack_budget_spent(void **state)
 	c->cfg.stacks = CORRAL_STACKS_TIMEOUT;
 	c->cfg.stack_budget = 1.0;
 	c->cfg.kill_after = 2;
-	c->deadline = 5;
+	OWN(c, spawn)->deadline = 5;
 	static const char *const f[] = {"main"};
 	for (pid_t p = 100; p <= 104; p++)
 		mock_stack(&M, p, 1, f, NULL);

@@ -63,13 +63,13 @@ static void test_child_stop_before_fork_event(void **state)
 	assert_int_equal(t->state, TS_HELD);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, -1), 0);
 	assert_int_equal(jpos(c, "\"pid\":101"), -1);
-	assert_int_equal(c->orphans, 1);
+	assert_int_equal(c->engine.orphans, 1);
 	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 101, 0), 1);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, ROOT, 0), 1);
 	assert_int_equal(t->state, TS_RUNNING);
 	assert_int_equal(t->creator, ROOT);
-	assert_int_equal(c->orphans, 0);
+	assert_int_equal(c->engine.orphans, 0);
 	/* Its exec comes after its fork line. */
 	engine_handle(c, 101, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
 	long f = jpos(c, "\"event\":\"fork\",");
@@ -94,7 +94,7 @@ static void test_orphan_creator_dies(void **state)
 	assert_int_equal(t->creator, 101);
 	assert_int_equal(mock_count(&M, mark, PTRACE_CONT, 102, 0), 1);
 	assert_true(jpos(c, "creator's event lost") >= 0);
-	assert_int_equal(c->orphans, 0);
+	assert_int_equal(c->engine.orphans, 0);
 	mock_free(c);
 }
 
@@ -176,7 +176,7 @@ static void test_esrch_mid_call(void **state)
 	engine_handle(c, ROOT, ST_STOP(SIGTRAP, PTRACE_EVENT_EXEC));
 	engine_handle(c, ROOT, ST_KILLED(SIGKILL));
 	assert_int_equal(c->tab.live, 0);
-	assert_true(c->root_exited);
+	assert_true(c->engine.root_exited);
 	assert_true(WIFSIGNALED(c->result.res.status));
 	mock_free(c);
 }
@@ -263,11 +263,11 @@ static void test_loop_ends_on_echild(void **state)
 	M.more = false;
 	assert_int_equal(engine_drain(c, false), -ECHILD);
 	/* corral_step() turns ECHILD into the end of the run. */
-	c->sigfd = -1;
+	OWN(c, lifecycle)->sigfd = -1;
 	assert_int_equal(corral_step(c, 0), 0);
 	assert_int_equal(c->result.res.exit_code, 3);
 	assert_true(jpos(c, "\"event\":\"end\"") >= 0);
-	c->finished = true;
+	OWN(c, spawn)->finished = true;
 	corral_free(c);
 }
 
@@ -342,7 +342,7 @@ static void test_clone_flags_from_registers(void **state)
 static void test_new_process_warmed_when_idle(void **state)
 {
 	struct corral *c = started();
-	c->sigfd = -1;
+	OWN(c, lifecycle)->sigfd = -1;
 	int mark = M.ncalls;
 	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
 	fork_event(c, ROOT, 102, PTRACE_EVENT_FORK);
@@ -383,7 +383,7 @@ static int call_at(int from, int req, pid_t pid)
 static void test_first_statuses_resumed_before_signal_read(void **state)
 {
 	struct corral *c = started();
-	c->sigfd = -1;
+	OWN(c, lifecycle)->sigfd = -1;
 	const int n = ENGINE_EAGER_MAX + 2;
 	for (int i = 0; i < n; i++) {
 		fork_event(c, ROOT, 101 + i, PTRACE_EVENT_FORK);
@@ -392,7 +392,8 @@ static void test_first_statuses_resumed_before_signal_read(void **state)
 	for (int i = 0; i < n; i++)
 		mock_wait(&M, 101 + i, ST_STOP(SIGCHLD, 0));
 	M.more = true;
-	c->drained = true; /* the last round emptied the queue: sleep */
+	OWN(c, loop)->drained =
+		true; /* the last round emptied the queue: sleep */
 	int mark = M.ncalls, any = M.nwait_any;
 	assert_int_equal(corral_step(c, 0), 1);
 	int read = call_at(mark, MOCK_READSIG, 0);
@@ -412,7 +413,7 @@ static void test_first_statuses_resumed_before_signal_read(void **state)
 	/* Every status, one empty waitpid: nothing more than a batch. */
 	assert_int_equal(M.nwait_any - any, n + 1);
 	assert_int_equal(mock_count(&M, mark, MOCK_EMPTY, 0, -1), 1);
-	assert_true(c->drained);
+	assert_true(c->loop.drained);
 	mock_free(c);
 }
 
@@ -426,12 +427,12 @@ static void test_first_statuses_resumed_before_signal_read(void **state)
 static void test_single_status_one_empty_waitpid(void **state)
 {
 	struct corral *c = started();
-	c->sigfd = -1;
+	OWN(c, lifecycle)->sigfd = -1;
 	fork_event(c, ROOT, 101, PTRACE_EVENT_FORK);
 	engine_handle(c, 101, ST_STOP(SIGSTOP, EV_STOP));
 	mock_wait(&M, 101, ST_STOP(SIGCHLD, 0));
 	M.more = true;
-	c->drained = true;
+	OWN(c, loop)->drained = true;
 	int mark = M.ncalls, any = M.nwait_any;
 	assert_int_equal(corral_step(c, 0), 1);
 	int cont = call_at(mark, PTRACE_CONT, 101);
@@ -442,7 +443,7 @@ static void test_single_status_one_empty_waitpid(void **state)
 	assert_true(read < empty);
 	assert_int_equal(M.nwait_any - any, 2);
 	assert_int_equal(mock_count(&M, mark, MOCK_EMPTY, 0, -1), 1);
-	assert_true(c->drained);
+	assert_true(c->loop.drained);
 	/* And a status that comes next is taken by the next round. */
 	mock_wait(&M, 101, ST_STOP(SIGCHLD, 0));
 	mark = M.ncalls;
@@ -537,7 +538,7 @@ static void test_snapshots_coalesced(void **state)
 	struct corral *c = started();
 	M.fake_clock = true;
 	M.clock = 10;
-	c->t0 = 0;
+	OWN(c, lifecycle)->t0 = 0;
 	for (int i = 0; i < 1000; i++)
 		snapshot_request(c, false);
 	long first = jpos(c, "\"event\":\"snapshot\"");
@@ -570,7 +571,7 @@ static void test_snapshot_through_the_seam(void **state)
 	struct corral *c = started();
 	M.fake_clock = true;
 	M.clock = 10;
-	c->t0 = 0;
+	OWN(c, lifecycle)->t0 = 0;
 	snapshot_request(c, false);
 	char *j = mock_journal(c);
 	char *snap = strstr(j, "\"event\":\"snapshot\"");
@@ -594,7 +595,7 @@ static struct corral *grace_requested(void)
 	c->cfg.kill_after = 2;
 	M.fake_clock = true;
 	M.clock = 100;
-	c->t0 = 100;
+	OWN(c, lifecycle)->t0 = 100;
 	corral_request_end(c, CORRAL_REASON_REQUEST);
 	return c;
 }
@@ -660,7 +661,7 @@ static struct corral *started_at_zero(void)
 	c->cfg.stacks = 0;
 	M.fake_clock = true;
 	M.clock = 0;
-	c->t0 = 0;
+	OWN(c, lifecycle)->t0 = 0;
 	return c;
 }
 

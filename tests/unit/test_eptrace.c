@@ -58,7 +58,7 @@ static struct corral *started(enum corral_escape_mode mode)
 		.guard_tid = gettid(),
 		.escape = mode,
 	};
-	assert_int_equal(filter_build(&fp, &c->filter), 0);
+	assert_int_equal(filter_build(&fp, &OWN(c, spawn)->filter), 0);
 	M.syscall_info = &SI;
 	M.syscall_info_len = sizeof(SI);
 	/* The wait trap counts as tried: the tests of the trap clear it. */

@@ -138,7 +138,8 @@ static void test_parent_death(void **state)
 	struct corral *c = tree_at_zero();
 	c->cfg.watch_parent = true;
 	c->cfg.kill_after = 5;
-	assert_int_equal(c->parent, 50); /* as the seam said at the start */
+	assert_int_equal(c->lifecycle.parent,
+			 50);		/* as the seam said at the start */
 	mock_signal(&M, SIGUSR2, 4242); /* anyone may send it */
 	assert_int_equal(corral_step(c, -1), 1);
 	assert_int_equal(c->phase.now, PH_RUN);

@@ -49,7 +49,7 @@ static void with_filter(struct corral *c, enum corral_escape_mode mode)
 		.guard_tid = gettid(),
 		.escape = mode,
 	};
-	assert_int_equal(filter_build(&fp, &c->filter), 0);
+	assert_int_equal(filter_build(&fp, &OWN(c, spawn)->filter), 0);
 	M.syscall_info = &SI;
 	M.syscall_info_len = sizeof(SI);
 }

@@ -265,7 +265,7 @@ static struct task *resolve(struct corral *c, const struct procfs_creds *cc,
 	if (vpid <= 0)
 		return NULL;
 	struct procfs_creds self;
-	if (c->sys->creds(c->sys->ctx, c->self, &self) == 0 &&
+	if (c->sys->creds(c->sys->ctx, c->lifecycle.self, &self) == 0 &&
 	    self.pidns == cc->pidns) {
 		struct task *t = table_find(&c->tab, vpid);
 		return t && !t->nspid ? t : NULL;
@@ -322,7 +322,8 @@ static int may_attach(struct corral *c, struct task *tr,
 		return *why = "its credentials cannot be read", -ESRCH;
 	if (b.pidns != a->pidns || b.nspid != vpid)
 		return *why = "not in the caller's pid namespace", -ESRCH;
-	bool self_ok = c->sys->creds(c->sys->ctx, c->self, &self) == 0;
+	bool self_ok =
+		c->sys->creds(c->sys->ctx, c->lifecycle.self, &self) == 0;
 	bool cap = has_cap(a->cap_eff, CAP_SYS_PTRACE) &&
 		   (a->userns == b.userns ||
 		    (self_ok && a->userns == self.userns));
@@ -671,7 +672,8 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 		 * (the kernel would say EPERM or allow it); none: ESRCH. */
 		struct procfs_creds self;
 		bool seen = vpid > 0 &&
-			    c->sys->creds(c->sys->ctx, c->self, &self) == 0 &&
+			    c->sys->creds(c->sys->ctx, c->lifecycle.self,
+					  &self) == 0 &&
 			    self.pidns == a.pidns &&
 			    c->sys->kill(c->sys->ctx, vpid, 0) != -ESRCH;
 		err = seen ? -EPERM : -ESRCH;

@@ -86,7 +86,7 @@ void engine_seccomp(struct corral *c, struct task *t)
 {
 	struct audit_tree_ops ops = {is_member, is_member_pgrp, c, tgid_of};
 	struct audit_call call;
-	int r = audit_inspect(c->sys, t->tid, &c->filter, &ops, &call);
+	int r = audit_inspect(c->sys, t->tid, &c->spawn.filter, &ops, &call);
 	if (r == -ESRCH)
 		return; /* killed mid-stop: its exit comes as an event */
 	if (r == AUDIT_NOT_OURS) {

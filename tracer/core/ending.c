@@ -183,10 +183,11 @@ static int count_unstopped(struct task *t, void *arg)
 
 static size_t unstopped(struct corral *c)
 {
+	struct ending_part *en = OWN(c, ending);
 	size_t left = c->tab.live - c->tab.nstate[TS_HELD];
 	/* Exact count (a table walk) only when vfork waits, or tasks known
 	 * to be unstoppable, may explain it. */
-	if (left && left <= c->vfork_waiting + c->unstoppable) {
+	if (left && left <= c->engine.vfork_waiting + en->unstoppable) {
 		left = 0;
 		table_foreach_live(&c->tab, count_unstopped, &left);
 	}
@@ -196,17 +197,18 @@ static size_t unstopped(struct corral *c)
 static int mark_unstoppable(struct task *t, void *arg)
 {
 	struct corral *c = arg;
+	struct ending_part *en = OWN(c, ending);
 	if (t->state != TS_HELD && !(t->flags & TF_VFORK_WAIT) &&
 	    !(t->flags & TF_UNSTOPPABLE)) {
 		t->flags |= TF_UNSTOPPABLE;
-		c->unstoppable++;
+		en->unstoppable++;
 	}
 	return 0;
 }
 
 int corral_stop_all(struct corral *c)
 {
-	if (c->in_callback) /* corral.h: not from a callback */
+	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	double t0 = run_time(c);
 	phase_hold(c);
@@ -255,7 +257,7 @@ static int resume_one(struct task *t, void *arg)
  */
 int corral_resume_all(struct corral *c)
 {
-	if (c->in_callback) /* corral.h: not from a callback */
+	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	int r = phase_release(c); /* -EBUSY once kill-all has begun */
 	if (r < 0)
@@ -416,7 +418,7 @@ static unsigned long report_dying(struct corral *c, double waited)
 #define FUSE_WAIT 2.0
 int corral_kill_all(struct corral *c)
 {
-	if (c->in_callback) /* corral.h: not from a callback */
+	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
 	double t0 = run_time(c);
 	unsigned long before = c->result.res.killed;

@@ -47,10 +47,10 @@ struct task *engine_add_root(struct corral *c, pid_t pid)
 	if (!t)
 		return NULL;
 	t->flags |= TF_SEEN_STOP | TF_ANNOUNCED;
-	t->creator = t->creator_tgid = c->self;
+	t->creator = t->creator_tgid = c->lifecycle.self;
 	t->born = run_time(c);
 	table_set_state(&c->tab, t, TS_RUNNING);
-	if (c->sandboxed)
+	if (c->spawn.sandboxed)
 		t->flags |= TF_SETUP;
 	result_born(c, false);
 	return t;
@@ -72,9 +72,10 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 		     pid_t creator_tgid, enum corral_event_type type,
 		     const char *detail)
 {
+	struct engine_part *en = OWN(c, engine);
 	if (!(child->flags & TF_ANNOUNCED) && (child->flags & TF_SEEN_STOP) &&
-	    c->orphans)
-		c->orphans--;
+	    en->orphans)
+		en->orphans--;
 	child->flags |= TF_ANNOUNCED;
 	child->creator = creator;
 	child->creator_tgid = creator_tgid;
@@ -88,9 +89,9 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 		}
 	} else {
 		/* Its exec will read /proc/PID/exe: engine_idle() */
-		if (c->want_argv &&
-		    c->nwarm < sizeof(c->warm) / sizeof(c->warm[0]))
-			c->warm[c->nwarm++] = child->tid;
+		if (c->lifecycle.want_argv &&
+		    en->nwarm < sizeof(en->warm) / sizeof(en->warm[0]))
+			en->warm[en->nwarm++] = child->tid;
 	}
 	struct corral_event ev = task_event(type, child);
 	ev.ppid = creator;
@@ -106,6 +107,7 @@ static void announce(struct corral *c, struct task *child, pid_t creator,
 /* A stop from a tid we have never heard of: a child ahead of its creator. */
 static struct task *new_orphan(struct corral *c, pid_t tid)
 {
+	struct engine_part *en = OWN(c, engine);
 	pid_t tgid = tid, ppid = 0;
 	c->sys->ids(c->sys->ctx, tid, &tgid, &ppid, NULL);
 	bool thread = tgid && tgid != tid;
@@ -116,7 +118,7 @@ static struct task *new_orphan(struct corral *c, pid_t tid)
 	t->born = run_time(c);
 	t->orphan_cand = thread ? tgid : ppid;
 	table_set_state(&c->tab, t, TS_HELD);
-	c->orphans++;
+	en->orphans++;
 	if (c->phase.now == PH_KILLING) {
 		task_kill(c, t);
 		return t;
@@ -154,9 +156,10 @@ static int find_orphan_of(struct task *t, void *arg)
 /* A process ended: orphans it created without telling us are released. */
 static void adopt_orphans(struct corral *c, pid_t dead_tgid)
 {
+	struct engine_part *en = OWN(c, engine);
 	for (;;) {
 		struct orphan_scan s = {c, dead_tgid, NULL};
-		if (!c->orphans ||
+		if (!en->orphans ||
 		    !table_foreach_live(&c->tab, find_orphan_of, &s))
 			return;
 		struct task *t = s.found;
@@ -169,9 +172,10 @@ static void adopt_orphans(struct corral *c, pid_t dead_tgid)
 
 static void clear_vfork_wait(struct corral *c, struct task *p)
 {
+	struct engine_part *en = OWN(c, engine);
 	if (p->flags & TF_VFORK_WAIT) {
 		p->flags &= ~TF_VFORK_WAIT;
-		c->vfork_waiting--;
+		en->vfork_waiting--;
 	}
 }
 
@@ -192,7 +196,7 @@ static int emit_left(struct task *t, void *arg)
 	if (t->flags & (TF_THREAD | TF_SETUP))
 		return 0;
 	result_left(c);
-	if (!t->prog && c->want_argv) {
+	if (!t->prog && c->lifecycle.want_argv) {
 		/*
 		 * A fork whose creator's program is unknown (its creator's
 		 * event was lost): what /proc says it runs now.
@@ -214,6 +218,7 @@ static int emit_left(struct task *t, void *arg)
 
 static void task_ended(struct corral *c, struct task *t, int status)
 {
+	struct engine_part *en = OWN(c, engine);
 	double now = run_time(c);
 	struct corral_event ev = task_event(CORRAL_EV_EXIT, t);
 	if (WIFSIGNALED(status)) {
@@ -222,9 +227,9 @@ static void task_ended(struct corral *c, struct task *t, int status)
 	} else {
 		ev.status = WEXITSTATUS(status);
 	}
-	if (c->wait_ru && !(t->flags & TF_THREAD)) {
+	if (en->wait_ru && !(t->flags & TF_THREAD)) {
 		/* wait4's, for the process and the children it reaped. */
-		const struct rusage *ru = c->wait_ru;
+		const struct rusage *ru = en->wait_ru;
 		ev.has_rusage = true;
 		ev.cpu_user = (double)ru->ru_utime.tv_sec +
 			      (double)ru->ru_utime.tv_usec * 1e-6;
@@ -236,10 +241,10 @@ static void task_ended(struct corral *c, struct task *t, int status)
 
 	bool thread = t->flags & TF_THREAD;
 	pid_t tgid = t->tgid;
-	bool root = t->tid == c->root;
+	bool root = t->tid == c->spawn.root;
 	if (!(t->flags & TF_ANNOUNCED) && (t->flags & TF_SEEN_STOP) &&
-	    c->orphans)
-		c->orphans--;
+	    en->orphans)
+		en->orphans--;
 	release_vfork_parent(c, t);
 	clear_vfork_wait(c, t);
 	if (t->ept || c->eptrace.list || c->eptrace.zombies)
@@ -258,7 +263,7 @@ static void task_ended(struct corral *c, struct task *t, int status)
 		table_trim_history(&c->tab, TABLE_HISTORY);
 
 	if (root) {
-		c->root_exited = true;
+		en->root_exited = true;
 		result_root_exit(c, status);
 		if (!c->cfg.wait_all && c->tab.live_procs > 0 &&
 		    c->phase.now == PH_RUN) {
@@ -266,12 +271,13 @@ static void task_ended(struct corral *c, struct task *t, int status)
 			phase_begin_ending(c, CORRAL_REASON_EXITED, 0);
 		}
 	}
-	if (c->orphans && !thread)
+	if (en->orphans && !thread)
 		adopt_orphans(c, tgid);
 }
 
 static void on_new_child(struct corral *c, struct task *t, int event)
 {
+	struct engine_part *en = OWN(c, engine);
 	unsigned long msg = 0;
 	if (sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
 		return; /* killed mid-event: its exit will follow */
@@ -317,7 +323,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 		if (leader)
 			task_share_prog(child, leader);
 	}
-	if (c->sandboxed) {
+	if (c->spawn.sandboxed) {
 		pid_t tg, pp;
 		c->sys->ids(c->sys->ctx, ct, &tg, &pp, &child->nspid);
 		if (child->nspid == ct)
@@ -326,7 +332,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 	if (type == CORRAL_EV_VFORK) {
 		child->vfork_parent = t->tid;
 		if (!(t->flags & TF_VFORK_WAIT))
-			c->vfork_waiting++;
+			en->vfork_waiting++;
 		t->flags |= TF_VFORK_WAIT;
 	}
 	if (t->ept || c->eptrace.list)
@@ -337,6 +343,7 @@ static void on_new_child(struct corral *c, struct task *t, int event)
 
 static void on_exec(struct corral *c, struct task *t)
 {
+	struct engine_part *en = OWN(c, engine);
 	unsigned long former = 0;
 	sys_ptrace(c->sys, PTRACE_GETEVENTMSG, t->tid, 0, &former);
 	if (former && (pid_t)former != t->tid) {
@@ -363,16 +370,17 @@ static void on_exec(struct corral *c, struct task *t)
 	 * setup. bwrap itself is the root's first exec; any later exec of
 	 * a setup task is the command starting inside the sandbox.
 	 */
-	if ((t->flags & TF_SETUP) && (t->tid != c->root || c->root_execed))
+	if ((t->flags & TF_SETUP) &&
+	    (t->tid != c->spawn.root || en->root_execed))
 		t->flags &= ~TF_SETUP;
 	if (!(t->flags & TF_SETUP))
-		c->command_execed = true;
+		en->command_execed = true;
 	result_exec(c);
-	if (t->tid == c->root)
-		c->root_execed = true;
+	if (t->tid == c->spawn.root)
+		en->root_execed = true;
 	char *path = NULL, *block = NULL, *cwd = NULL;
 	char **argv = NULL;
-	if (c->want_argv) {
+	if (c->lifecycle.want_argv) {
 		path = c->sys->exe(c->sys->ctx, t->tid);
 		/* where it runs: "which call failed, in which directory" */
 		cwd = c->sys->cwd(c->sys->ctx, t->tid);
@@ -517,9 +525,10 @@ void engine_handle(struct corral *c, pid_t pid, int status)
  */
 void engine_handle_waited(struct corral *c, const struct waited *w)
 {
-	c->wait_ru = w->has_ru ? &w->ru : NULL;
+	struct engine_part *en = OWN(c, engine);
+	en->wait_ru = w->has_ru ? &w->ru : NULL;
 	engine_handle(c, w->pid, w->status);
-	c->wait_ru = NULL;
+	en->wait_ru = NULL;
 }
 
 /*
@@ -532,16 +541,17 @@ void engine_handle_waited(struct corral *c, const struct waited *w)
  */
 void engine_idle(struct corral *c)
 {
+	struct engine_part *en = OWN(c, engine);
 	/* A stop held for an emulated tracer outside the engine (resume-all
 	 * after a stop-all): tell it. */
 	if (eptrace_news(c))
 		eptrace_deliver(c);
-	for (unsigned i = 0; i < c->nwarm; i++) {
-		struct task *t = table_find(&c->tab, c->warm[i]);
+	for (unsigned i = 0; i < en->nwarm; i++) {
+		struct task *t = table_find(&c->tab, en->warm[i]);
 		if (t && !t->nexecs && !(t->flags & TF_KILLED))
 			c->sys->warm(c->sys->ctx, t->tid);
 	}
-	c->nwarm = 0;
+	en->nwarm = 0;
 }
 
 int engine_drain(struct corral *c, bool block)

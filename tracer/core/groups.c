@@ -47,7 +47,7 @@
 int groups_prepare(struct corral *c)
 {
 	struct groups_part *g = OWN(c, groups);
-	g->cmd_own_group = getpgrp() == c->self;
+	g->cmd_own_group = getpgrp() == c->lifecycle.self;
 	if (!g->cmd_own_group)
 		return 0;
 	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -59,7 +59,7 @@ int groups_prepare(struct corral *c)
 	 */
 	if (tcgetsid(fd) == getsid(0)) {
 		g->ttyfd = fd;
-		g->tty_given = tcgetpgrp(fd) == c->self;
+		g->tty_given = tcgetpgrp(fd) == c->lifecycle.self;
 	} else {
 		close(fd);
 	}
@@ -104,7 +104,8 @@ void groups_restore(struct corral *c)
 		return;
 	/* Only if the command's group still has it (not after `bg`). */
 	if (g->tty_given && tcgetpgrp(g->ttyfd) == g->root_pgid)
-		tcsetpgrp(g->ttyfd, c->self); /* SIGTTOU is blocked in corral */
+		tcsetpgrp(g->ttyfd,
+			  c->lifecycle.self); /* SIGTTOU is blocked in corral */
 	g->tty_given = false;
 	close(g->ttyfd);
 	g->ttyfd = -1;
@@ -137,7 +138,7 @@ void groups_sigcont(struct corral *c)
 	struct groups_part *g = OWN(c, groups);
 	if (!job_control(c))
 		return;
-	if (tcgetpgrp(g->ttyfd) == c->self) {
+	if (tcgetpgrp(g->ttyfd) == c->lifecycle.self) {
 		/* `fg`: the terminal was given to corral's group. */
 		tcsetpgrp(g->ttyfd, g->root_pgid);
 		g->tty_given = true;
@@ -152,7 +153,7 @@ bool groups_step(struct corral *c)
 	g->jc_stop = 0;
 	if (!sig || !job_control(c))
 		return false;
-	if (sig != SIGTSTP && tcgetpgrp(g->ttyfd) == c->self) {
+	if (sig != SIGTSTP && tcgetpgrp(g->ttyfd) == c->lifecycle.self) {
 		/*
 		 * SIGTTIN/SIGTTOU while corral's group has the terminal: the
 		 * shell ran `fg` before corral could hand the terminal on.
@@ -162,7 +163,7 @@ bool groups_step(struct corral *c)
 		return false;
 	}
 	if (tcgetpgrp(g->ttyfd) == g->root_pgid)
-		tcsetpgrp(g->ttyfd, c->self);
+		tcsetpgrp(g->ttyfd, c->lifecycle.self);
 	/*
 	 * Stop with the member's signal, at its default action (SIGTTIN and
 	 * SIGTTOU are blocked in corral, and a program hosting the library

@@ -207,72 +207,105 @@ struct result_part {
 	char errmsg[256]; /* corral_error(): why nothing was started */
 };
 
-struct corral {
-	struct corral_config cfg;
-	const struct corral_sys *sys;
-	struct table tab;
-
-	/* Journal (journal.c), NULL without one. */
-	struct journal *journal;
-
-	double t0;	   /* CLOCK_MONOTONIC at start */
-	char *exe;	   /* resolved command (or bwrap) path */
-	char **spawn_argv; /* what the first process execs */
-	pid_t self, root;
-	int errpipe; /* reads the child's exec errno */
-	int sigfd;   /* signalfd for the signals we handle */
+/* lifecycle.c's: the object's identity and the signals it blocks. */
+struct lifecycle_part {
+	double t0; /* CLOCK_MONOTONIC at start */
+	pid_t self;
+	pid_t parent; /* our parent when we started */
+	int sigfd;    /* signalfd for the signals we handle */
 	sigset_t oldmask;
 	sigset_t sigset; /* the signals we block and read from sigfd */
 	bool mask_set;
-	pid_t parent; /* our parent when we started */
 	bool sigpipe_was_ignored;
-	/* Processes born since the loop was last idle, whose /proc entries
-	 * engine_idle() makes before their exec reads them (engine.c). */
-	pid_t warm[16];
-	unsigned nwarm;
-	struct sock_fprog filter;
-	struct corral_walker *walker; /* a walk session (stacks.c) */
 	sigset_t stop_walks; /* signals that cut a stack walk short */
-	bool sandboxed;
 	bool want_argv;	     /* someone reads exec argv (journal, callback) */
 	bool want_rusage;    /* someone reads an exit's rusage (journal...) */
-	bool command_execed; /* the command (not bwrap's setup) has exec'd */
-	int policy_fd;	     /* sandbox seccomp policy, for bwrap */
-	const struct groups_part groups;
-	const struct pty_part pty;
+};
 
-	const struct phase_part phase;
-	double deadline;     /* --timeout, 0 = none */
+/* spawn.c's: what the first process execs, how, and the tree's life. */
+struct spawn_part {
+	char *exe;	/* resolved command (or bwrap) path */
+	char **argv;	/* what the first process execs */
+	bool sandboxed; /* argv is bwrap's, the command at its end */
+	int policy_fd;	/* sandbox seccomp policy, for bwrap */
+	struct sock_fprog filter;
+	struct landlock_plan boundary; /* the tree's Landlock domain */
+	pid_t root;
+	int errpipe;	   /* reads the child's exec errno */
+	bool tree_counted; /* counted among the process's running trees */
+	double deadline;   /* --timeout, 0 = none */
+	bool finished;	   /* the end event has been emitted */
+};
+
+/* engine.c's: what the engine keeps between statuses. */
+struct engine_part {
+	/* Processes born since the loop was last idle, whose /proc entries
+	 * engine_idle() makes before their exec reads them. */
+	pid_t warm[16];
+	unsigned nwarm;
 	bool root_exited;
-	bool finished; /* the end event has been emitted */
-	bool drained;  /* a drain emptied the kernel's queue: sleep first */
 	bool root_execed;
+	bool command_execed; /* the command (not bwrap's setup) has exec'd */
 	size_t orphans; /* tasks seen stopped before their creator's event */
 	size_t vfork_waiting; /* live tasks flagged TF_VFORK_WAIT */
-	size_t unstoppable;   /* tasks ever flagged TF_UNSTOPPABLE (a hint) */
-
-	const struct snapshot_part snapshot;
-
-	const struct waiter_part waiter;
 	/* The resource use of the status being handled (an exit), or NULL. */
 	const struct rusage *wait_ru;
+};
 
+/* loop.c's. */
+struct loop_part {
+	bool drained; /* a drain emptied the kernel's queue: sleep first */
+	/* An end asked for from a callback, carried out when the loop gets
+	 * back. */
+	enum corral_reason end_request;
+};
+
+/* events.c's: depth of on_event calls in progress (corral.h: a callback
+ * may not re-enter the loop). */
+struct events_part {
+	unsigned in_callback;
+};
+
+/* ending.c's. */
+struct ending_part {
+	size_t unstoppable; /* tasks ever flagged TF_UNSTOPPABLE (a hint) */
+};
+
+struct corral {
+	struct corral_config cfg;     /* the caller's, imported */
+	const struct corral_sys *sys; /* the kernel seam */
+	/*
+	 * The process table: the engine's working state, changed by the
+	 * files the engine calls (phase.c, eptrace.c, the ending's waits)
+	 * through table.c's functions; not a part.
+	 */
+	struct table tab;
+
+	const struct lifecycle_part lifecycle;
+	const struct spawn_part spawn;
+	const struct loop_part loop;
+	const struct events_part events;
+	const struct engine_part engine;
+	const struct phase_part phase;
+	const struct ending_part ending;
+	const struct waiter_part waiter;
+	const struct groups_part groups;
+	const struct pty_part pty;
+	const struct snapshot_part snapshot;
+	const struct eptrace_part eptrace;
 	const struct result_part result;
 
-	/* Callbacks (corral.h): depth of on_event calls in progress, and an
-	 * end asked for from one, carried out when the loop gets back. */
-	unsigned in_callback;
-	enum corral_reason end_request;
-	struct corral_pollfd *pollfd; /* corral_fd(), pollfd.c; NULL */
-
-	struct live *live; /* live.c: SIGUSR1 print, `corral ps` socket */
-	struct landlock_plan
-		boundary;	/* the tree's Landlock domain (spawn.c) */
-	struct sandbox_run *sb; /* --sandbox state (sandbox_run.c) */
-	struct cores *cores;	/* --core (cores.c), NULL without */
-	bool tree_counted; /* spawn.c: counted among the process's running trees
-			    */
-	const struct eptrace_part eptrace;
+	/*
+	 * Opaque state of one file each: the type is defined in that file
+	 * only, so nothing else can look inside; the pointer is set by its
+	 * open and cleared by its close, both in that file.
+	 */
+	struct journal *journal;      /* journal.c, NULL without one */
+	struct live *live;	      /* live_io.c: SIGUSR1, `corral ps` */
+	struct cores *cores;	      /* cores.c: --core, NULL without */
+	struct sandbox_run *sb;	      /* sandbox_run.c: --sandbox */
+	struct corral_pollfd *pollfd; /* pollfd.c: corral_fd(), NULL */
+	struct corral_walker *walker; /* stacks.c: a walk session */
 };
 
 /*
@@ -365,7 +398,16 @@ bool journal_take_loss(struct corral *c);
 bool journal_settle(struct corral *c);
 
 /* ---- sandbox_run.c: --sandbox, what to spawn instead of the command. */
-int sandbox_prepare(struct corral *c, char *err, size_t errlen);
+/* What starts instead of the command: bwrap (exe), its argv with the
+ * command at the end, the seccomp policy descriptor it reads; policy_fd
+ * is set (for the caller to close) even when it fails after opening it. */
+struct sandbox_cmd {
+	char *exe;
+	char **argv;
+	int policy_fd;
+};
+int sandbox_prepare(struct corral *c, struct sandbox_cmd *cmd, char *err,
+		    size_t errlen);
 /* In the first process before exec: become the sandbox's host user. */
 int sandbox_spawn_child(struct corral *c);
 /* bwrap gave up before the command ran: find out why (runs the probe). */
@@ -612,6 +654,14 @@ void live_step(struct corral *c);
 
 /* ---- spawn.c */
 /* After the first process ended without exec, why. */
+void spawn_init(struct corral *c); /* nothing open (supervisor_alloc) */
+/* corral_new(): the command's path, the sandbox, the boundary; a refusal
+ * is journaled (a start and an end line) before it returns -errno. */
+int spawn_prepare(struct corral *c, char *err, size_t errlen);
+/* corral_new(): the containment filter the first process installs. */
+int spawn_filter(struct corral *c, char *err, size_t errlen);
+void spawn_free(struct corral *c);     /* corral_free() */
+void spawn_finished(struct corral *c); /* the end line is out (loop.c) */
 void spawn_read_error(struct corral *c);
 void spawn_tree_done(struct corral *c); /* finish() or corral_free() */
 /* Nothing will be started (refused, or spawning failed after the start

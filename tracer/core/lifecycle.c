@@ -26,22 +26,6 @@
 #include "internal.h"
 
 /*
- * Find the command the way execvp() would, before anything is started, so
- * that "not found" and "not executable" are reported with nothing spawned.
- */
-static int resolve_exe(const char *name, char **out)
-{
-	static const struct path_rules execvp_rules = {.empty_is_cwd = true,
-						       .eacces = true};
-	char path[PATH_MAX];
-	int r = path_find(name, &execvp_rules, path, sizeof(path));
-	if (r < 0)
-		return r;
-	*out = strdup(path);
-	return *out ? 0 : -ENOMEM;
-}
-
-/*
  * Several supervisor objects may live at once (made up front, run one after
  * the other) and be freed in any order. The signal mask is per thread: the
  * mask this thread had before its first live object is what each object
@@ -58,6 +42,7 @@ static int host_pipe_ignored = -1; /* unknown until corral first ignores it */
 
 static int setup_signals(struct corral *c)
 {
+	struct lifecycle_part *lc = OWN(c, lifecycle);
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -77,11 +62,11 @@ static int setup_signals(struct corral *c)
 	 * The signals that end the run (or hasten its end) cut a stack walk
 	 * short: corral acts on them first (stacks.c, walker.c).
 	 */
-	sigemptyset(&c->stop_walks);
+	sigemptyset(&lc->stop_walks);
 	static const int ends[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR2};
 	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++)
 		if (sigismember(&set, ends[i]) == 1)
-			sigaddset(&c->stop_walks, ends[i]);
+			sigaddset(&lc->stop_walks, ends[i]);
 	/*
 	 * corral is not in its command's process group (groups.c); blocked
 	 * SIGTTOU/SIGTTIN let it write its report to the terminal and hand
@@ -91,17 +76,17 @@ static int setup_signals(struct corral *c)
 	sigemptyset(&bg);
 	sigaddset(&bg, SIGTTOU);
 	sigaddset(&bg, SIGTTIN);
-	c->sigset = set;
-	if (sigprocmask(SIG_BLOCK, &set, &c->oldmask) < 0)
+	lc->sigset = set;
+	if (sigprocmask(SIG_BLOCK, &set, &lc->oldmask) < 0)
 		return -errno;
 	if (thread_objects++)
-		c->oldmask = thread_mask;
+		lc->oldmask = thread_mask;
 	else
-		thread_mask = c->oldmask;
-	c->mask_set = true;
+		thread_mask = lc->oldmask;
+	lc->mask_set = true;
 	sigprocmask(SIG_BLOCK, &bg, NULL);
-	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (c->sigfd < 0)
+	lc->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (lc->sigfd < 0)
 		return -errno;
 	if (c->cfg.handle_signals) {
 		/* A journal reader that goes away must not kill corral. */
@@ -109,7 +94,7 @@ static int setup_signals(struct corral *c)
 		sigaction(SIGPIPE, &ign, &old);
 		if (host_pipe_ignored < 0)
 			host_pipe_ignored = old.sa_handler == SIG_IGN;
-		c->sigpipe_was_ignored =
+		lc->sigpipe_was_ignored =
 			old.sa_handler == SIG_IGN && host_pipe_ignored;
 	}
 	if (c->cfg.watch_parent) {
@@ -137,34 +122,27 @@ struct corral *supervisor_alloc(const struct corral_config *cfg,
 		return NULL;
 	c->cfg = *cfg;
 	c->sys = sys;
-	c->self = getpid();
-	c->parent = sys->parent(sys->ctx);
-	c->errpipe = c->sigfd = c->policy_fd = -1;
+	struct lifecycle_part *lc = OWN(c, lifecycle);
+	lc->self = getpid();
+	lc->parent = sys->parent(sys->ctx);
+	lc->sigfd = -1;
+	spawn_init(c);
 	groups_init(c);
 	pty_init(c);
-	c->t0 = sys->now(sys->ctx);
+	lc->t0 = sys->now(sys->ctx);
 	/*
 	 * What is read at an event only when something uses it: an exec's
 	 * argv and exe cost reads of the tracee per exec; wait4's rusage
 	 * makes the kernel sum the task's CPU time at every status.
 	 */
 	bool journal = cfg->journal_path || cfg->journal_fd >= 0;
-	c->want_argv = journal || cfg->on_event || cfg->history;
-	c->want_rusage = journal || cfg->on_event;
+	lc->want_argv = journal || cfg->on_event || cfg->history;
+	lc->want_rusage = journal || cfg->on_event;
 	if (table_init(&c->tab) < 0) {
 		free(c);
 		return NULL;
 	}
 	return c;
-}
-
-static void refuse(struct corral *c)
-{
-	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
-	emit(c, &start);
-	struct corral_event end = {.type = CORRAL_EV_END, .t = run_time(c)};
-	result_decide(c, journal_settle(c));
-	emit_at(c, &end);
 }
 
 int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
@@ -195,7 +173,6 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 	if (!c)
 		return -ENOMEM;
 	int r;
-	c->spawn_argv = (char **)cfg->argv;
 	/* Before the journal: a refused --core-dir leaves no file behind. */
 	r = cores_open(c, err, errlen);
 	if (r < 0) {
@@ -207,35 +184,10 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		r = -EIO; /* -ENOENT/-EACCES are for the command only */
 		goto fail;
 	}
-	r = resolve_exe(cfg->argv[0], &c->exe);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", cfg->argv[0],
-			 r == -ENOENT ? "command not found" : strerror(-r));
-		result_exec_failed(c, -r, 0);
-		refuse(c);
+	/* The command, the sandbox, the boundary: refused with a journal. */
+	r = spawn_prepare(c, err, errlen);
+	if (r < 0)
 		goto fail;
-	}
-	if (cfg->sandbox.enabled) {
-		r = sandbox_prepare(c, err, errlen);
-		if (r < 0) {
-			result_sandbox_failed(c);
-			refuse(c);
-			goto fail;
-		}
-	}
-	/* The kernel boundary: before anything is started, so that
-	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
-	r = landlock_plan((enum corral_boundary)cfg->boundary,
-			  cfg->sandbox.enabled, &c->boundary, err, errlen);
-	if (r < 0) {
-		struct corral_event start = {.type = CORRAL_EV_START,
-					     .pid = c->self};
-		emit(c, &start);
-		end_failed(c);
-		goto fail;
-	}
-	result_boundary(c, c->boundary.abi,
-			c->boundary.active ? c->boundary.scopes : 0);
 	if (cfg->pty) {
 		r = pty_prepare(c, err, errlen);
 		if (r < 0)
@@ -246,18 +198,9 @@ int corral_new(const struct corral_config *cfg, struct corral **out, char *err,
 		snprintf(err, errlen, "process group setup: %s", strerror(-r));
 		goto fail;
 	}
-	struct filter_params fp = {
-		.guard_pid = c->self,
-		.guard_pgid = c->self, /* see groups_prepare() */
-		.guard_tid = gettid(),
-		.escape = cfg->escape,
-	};
-	r = filter_build(&fp, &c->filter);
-	if (r < 0) {
-		snprintf(err, errlen, "containment filter: %s", strerror(-r));
-		r = -EIO;
+	r = spawn_filter(c, err, errlen);
+	if (r < 0)
 		goto fail;
-	}
 	r = setup_signals(c);
 	if (r < 0) {
 		snprintf(err, errlen, "signal setup: %s", strerror(-r));
@@ -287,28 +230,30 @@ fail:
  */
 static void release_signals(struct corral *c)
 {
+	struct lifecycle_part *lc = OWN(c, lifecycle);
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old[NSIG];
 	bool saved[NSIG] = {0};
 	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGCHLD || sigismember(&c->sigset, sig) != 1)
+		if (sig == SIGCHLD || sigismember(&lc->sigset, sig) != 1)
 			continue;
 		saved[sig] = sigaction(sig, &ign, &old[sig]) == 0;
 	}
-	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	sigprocmask(SIG_SETMASK, &lc->oldmask, NULL);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (saved[sig])
 			sigaction(sig, &old[sig], NULL);
-	c->mask_set = false;
+	lc->mask_set = false;
 }
 
 int corral_free(struct corral *c)
 {
 	if (!c)
 		return 0;
-	if (c->in_callback)
+	struct lifecycle_part *lc = OWN(c, lifecycle);
+	if (c->events.in_callback)
 		return -EDEADLK;
 	/* Nothing of the tree outlives its supervisor object. */
-	if (c->root && !c->finished && c->phase.now != PH_DONE) {
+	if (c->spawn.root && !c->spawn.finished && c->phase.now != PH_DONE) {
 		corral_stop_all(c);
 		corral_kill_all(c);
 	}
@@ -317,27 +262,20 @@ int corral_free(struct corral *c)
 		prctl(PR_SET_PDEATHSIG, 0);
 	journal_close(c);
 	cores_close(c);
-	if (c->errpipe >= 0)
-		close(c->errpipe);
-	if (c->sigfd >= 0)
-		close(c->sigfd);
+	if (lc->sigfd >= 0)
+		close(lc->sigfd);
 	groups_restore(c);
 	pty_finish(c);
 	live_close(c);
-	if (c->policy_fd >= 0)
-		close(c->policy_fd);
-	if (c->spawn_argv && c->spawn_argv != (char **)c->cfg.argv)
-		sandbox_argv_free(c->spawn_argv);
+	spawn_free(c); /* its descriptors, the command's argv and path */
 	sandbox_run_free(c);
 	/* (freed on another thread than corral_new()'s: as before) */
-	if (c->mask_set && (thread_objects <= 0 || --thread_objects == 0))
+	if (lc->mask_set && (thread_objects <= 0 || --thread_objects == 0))
 		release_signals(c);
 	eptrace_free(c);
 	table_destroy(&c->tab);
 	waiter_free(c);
-	free(c->exe);
-	filter_release(&c->filter);
-	c->sys->unwind_end(c->sys->ctx, &c->walker);
+	stacks_end(c); /* a walk session left open */
 	pollfd_free(c);
 	free(c);
 	return 0;

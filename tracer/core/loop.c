@@ -33,7 +33,7 @@ static void act_on_signals(struct corral *c)
 			continue;
 		}
 		if (sig == SIGUSR2) {
-			if (c->sys->parent(c->sys->ctx) != c->parent)
+			if (c->sys->parent(c->sys->ctx) != c->lifecycle.parent)
 				phase_begin_ending(c, CORRAL_REASON_PARENT, 0);
 			continue;
 		}
@@ -71,7 +71,7 @@ static void act_on_signals(struct corral *c)
 
 static void check_deadlines(struct corral *c)
 {
-	if (c->deadline > 0 && run_time(c) >= c->deadline &&
+	if (c->spawn.deadline > 0 && run_time(c) >= c->spawn.deadline &&
 	    (c->phase.now == PH_RUN || c->phase.now == PH_GRACE)) {
 		if (c->phase.now == PH_RUN)
 			phase_begin_ending(c, CORRAL_REASON_TIMEOUT, 0);
@@ -87,16 +87,17 @@ static void check_deadlines(struct corral *c)
 
 static void finish(struct corral *c)
 {
-	if (c->finished)
+	if (c->spawn.finished)
 		return;
-	c->finished = true;
+	spawn_finished(c);
 	phase_done(c);
 	/* Another supervisor of this process may start a tree now. */
 	spawn_tree_done(c);
-	if (!c->root_execed)
+	if (!c->engine.root_execed)
 		spawn_read_error(c);
 	/* bwrap gave up before the command ran: the sandbox failed. */
-	if (c->sandboxed && !c->command_execed && !c->result.res.exec_failed &&
+	if (c->spawn.sandboxed && !c->engine.command_execed &&
+	    !c->result.res.exec_failed &&
 	    c->result.res.reason == CORRAL_REASON_NONE)
 		result_sandbox_failed(c);
 	if (c->result.res.sandbox_failed)
@@ -140,9 +141,9 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 	/* The deadlines check_deadlines() acts on in this phase, no other:
 	 * a timeout already acted on must not wake the loop in its grace. */
 	bool run = c->phase.now == PH_RUN, grace = c->phase.now == PH_GRACE;
-	if (c->deadline > 0 &&
+	if (c->spawn.deadline > 0 &&
 	    (run || (grace && c->result.res.reason != CORRAL_REASON_TIMEOUT)))
-		due[n++] = c->deadline;
+		due[n++] = c->spawn.deadline;
 	if (grace)
 		due[n++] = c->phase.grace_deadline;
 	double snap = snapshot_due(c);
@@ -169,13 +170,14 @@ static double sleep_for(const struct corral *c, int timeout_ms)
  */
 int corral_step(struct corral *c, int timeout_ms)
 {
-	if (c->in_callback)
+	struct loop_part *lp = OWN(c, loop);
+	if (c->events.in_callback)
 		return -EDEADLK;
-	if (!c->root)
+	if (!c->spawn.root)
 		return -ECHILD;
-	if (c->finished)
+	if (c->spawn.finished)
 		return 0;
-	if (c->drained && !c->waiter.saw_echild && c->tab.live > 0)
+	if (lp->drained && !c->waiter.saw_echild && c->tab.live > 0)
 		waiter_sleep(c, sleep_for(c, timeout_ms));
 	else {
 		/*
@@ -192,15 +194,15 @@ int corral_step(struct corral *c, int timeout_ms)
 	if (c->phase.now != PH_DONE)
 		n = engine_drain(c, false);
 	/* A batch cut at its bound left news in the kernel: no sleep. */
-	c->drained = c->waiter.queue_empty;
+	lp->drained = c->waiter.queue_empty;
 	if (n == -ECHILD || c->phase.now == PH_DONE) {
 		finish(c);
 		return 0;
 	}
 	act_on_signals(c);
-	if (c->end_request) { /* asked for from a callback */
-		enum corral_reason why = c->end_request;
-		c->end_request = CORRAL_REASON_NONE;
+	if (lp->end_request) { /* asked for from a callback */
+		enum corral_reason why = lp->end_request;
+		lp->end_request = CORRAL_REASON_NONE;
 		corral_request_end(c, why);
 	}
 	/* --journal-strict: a lost line ends the run (journal.c says once). */
@@ -219,11 +221,11 @@ int corral_step(struct corral *c, int timeout_ms)
 		finish(c);
 		return 0;
 	}
-	if (c->drained && c->phase.now == PH_RUN)
+	if (lp->drained && c->phase.now == PH_RUN)
 		engine_idle(c); /* nothing to handle until the kernel says */
 	/* corral_fd(): readable when the next step has something to do. */
 	if (c->pollfd)
-		pollfd_arm(c, (c->drained && !c->waiter.saw_echild &&
+		pollfd_arm(c, (lp->drained && !c->waiter.saw_echild &&
 			       c->tab.live > 0 && !c->waiter.pending_sigs)
 				      ? sleep_for(c, -1)
 				      : 0);
@@ -240,10 +242,11 @@ int corral_wait(struct corral *c)
 
 void corral_request_end(struct corral *c, enum corral_reason why)
 {
-	if (!c->root || c->finished)
+	struct loop_part *lp = OWN(c, loop);
+	if (!c->spawn.root || c->spawn.finished)
 		return;
-	if (c->in_callback) { /* the engine is mid-event: later */
-		c->end_request = why;
+	if (c->events.in_callback) { /* the engine is mid-event: later */
+		lp->end_request = why;
 		pollfd_arm(c, 0);
 		return;
 	}
@@ -253,7 +256,7 @@ void corral_request_end(struct corral *c, enum corral_reason why)
 
 pid_t corral_root_pid(const struct corral *c)
 {
-	return c->root;
+	return c->spawn.root;
 }
 
 const char *corral_error(const struct corral *c)

@@ -100,7 +100,7 @@ int corral_fd(struct corral *c)
 {
 	if (c->pollfd)
 		return c->pollfd->ep;
-	if (c->sigfd < 0)
+	if (c->lifecycle.sigfd < 0)
 		return -EBADF;
 	struct corral_pollfd *p = malloc(sizeof(*p));
 	if (!p)
@@ -108,10 +108,11 @@ int corral_fd(struct corral *c)
 	p->nextra = 0;
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	struct epoll_event sig = {.events = EPOLLIN, .data.fd = c->sigfd};
+	struct epoll_event sig = {.events = EPOLLIN,
+				  .data.fd = c->lifecycle.sigfd};
 	struct epoll_event tim = {.events = EPOLLIN, .data.fd = p->tfd};
 	if (p->ep < 0 || p->tfd < 0 ||
-	    epoll_ctl(p->ep, EPOLL_CTL_ADD, c->sigfd, &sig) < 0 ||
+	    epoll_ctl(p->ep, EPOLL_CTL_ADD, c->lifecycle.sigfd, &sig) < 0 ||
 	    epoll_ctl(p->ep, EPOLL_CTL_ADD, p->tfd, &tim) < 0) {
 		int e = errno;
 		if (p->ep >= 0)

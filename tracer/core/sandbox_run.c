@@ -40,7 +40,8 @@ static int refused(struct corral *c, const char *msg, int r)
 	return r;
 }
 
-int sandbox_prepare(struct corral *c, char *err, size_t errlen)
+int sandbox_prepare(struct corral *c, struct sandbox_cmd *cmd, char *err,
+		    size_t errlen)
 {
 	const struct corral_sandbox_config *sc = &c->cfg.sandbox;
 	const struct corral_sandbox_opts *so = &c->cfg.sandbox_opts;
@@ -69,28 +70,26 @@ int sandbox_prepare(struct corral *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", msg);
 		return refused(c, msg, -EINVAL);
 	}
-	c->policy_fd = sandbox_policy_fd(sc);
-	if (c->policy_fd < 0) {
+	cmd->policy_fd = sandbox_policy_fd(sc);
+	if (cmd->policy_fd < 0) {
 		snprintf(msg, sizeof(msg), "--sandbox: seccomp policy: %s",
-			 strerror(-c->policy_fd));
+			 strerror(-cmd->policy_fd));
 		snprintf(err, errlen, "%s", msg);
-		c->policy_fd = -1;
+		cmd->policy_fd = -1;
 		return refused(c, msg, -EOPNOTSUPP);
 	}
-	char **argv = sandbox_argv(sc, so, bwrap, c->policy_fd, c->cfg.argv);
+	char **argv = sandbox_argv(sc, so, bwrap, cmd->policy_fd, c->cfg.argv);
 	if (!argv) {
 		snprintf(msg, sizeof(msg), "--sandbox: %s", strerror(errno));
 		snprintf(err, errlen, "%s", msg);
 		return refused(c, msg, -EINVAL);
 	}
-	free(c->exe);
-	c->exe = strdup(bwrap);
-	if (!c->exe) {
+	cmd->exe = strdup(bwrap);
+	if (!cmd->exe) {
 		sandbox_argv_free(argv);
 		return -ENOMEM;
 	}
-	c->spawn_argv = argv;
-	c->sandboxed = true;
+	cmd->argv = argv;
 	return 0;
 }
 
@@ -144,7 +143,7 @@ const char *sandbox_error(const struct corral *c)
 
 void sandbox_journal_start(const struct corral *c, struct sbuf *b)
 {
-	if (!c->sandboxed || !c->sb)
+	if (!c->spawn.sandboxed || !c->sb)
 		return;
 	const struct sandbox_ident *id = &c->sb->id;
 	sb_json_key(b, "sandbox");
@@ -158,7 +157,7 @@ void sandbox_journal_start(const struct corral *c, struct sbuf *b)
 	if (id->kept_root)
 		sb_puts(b, ",\"host_root\":true");
 	sb_json_key(b, "argv");
-	sb_json_strv(b, (const char *const *)c->spawn_argv);
+	sb_json_strv(b, (const char *const *)c->spawn.argv);
 	sb_puts(b, "}");
 }
 

@@ -15,8 +15,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -25,6 +27,8 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "pathfind.h"
+#include "sandbox.h"
 
 extern char **environ;
 
@@ -50,6 +54,7 @@ static void child_fail(int fd, int stage, int err, int code)
 static __attribute__((noreturn)) void child(struct corral *c, int go,
 					     int errfd, pid_t parent)
 {
+	struct spawn_part *sp = OWN(c, spawn);
 	if (c->pty.ptm >= 0) {
 		int r = pty_child(c);
 		if (r < 0)
@@ -58,9 +63,10 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 		groups_child(c);
 	}
 	/* The command gets the signal state corral was given. */
-	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	sigprocmask(SIG_SETMASK, &c->lifecycle.oldmask, NULL);
 	if (c->cfg.handle_signals)
-		signal(SIGPIPE, c->sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
+		signal(SIGPIPE,
+		       c->lifecycle.sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(CORRAL_EXIT_INTERNAL);
 	char b;
@@ -75,13 +81,13 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 	prctl(PR_SET_PDEATHSIG, 0);
 	/* --sandbox as root: bwrap runs as an unprivileged host user. Before
 	 * the filter, whose prctl rules would report the drop as events. */
-	if (c->sandboxed) {
+	if (sp->sandboxed) {
 		int r = sandbox_spawn_child(c);
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
 	}
-	if (c->filter.len) {
-		int r = filter_install(&c->filter);
+	if (sp->filter.len) {
+		int r = filter_install(&sp->filter);
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
 	}
@@ -91,16 +97,144 @@ static __attribute__((noreturn)) void child(struct corral *c, int go,
 	 * of the two. Only this child and what it starts enter the domain;
 	 * corral stays outside, so its ptrace and signals still reach in.
 	 */
-	if (c->boundary.active) {
-		int r = landlock_enter(&c->boundary);
+	if (sp->boundary.active) {
+		int r = landlock_enter(&sp->boundary);
 		if (r < 0)
 			child_fail(errfd, 1, -r, CORRAL_EXIT_INTERNAL);
 	}
-	execve(c->exe, c->spawn_argv, environ);
+	execve(sp->exe, sp->argv, environ);
 	int e = errno;
 	child_fail(errfd, 0, e,
 		   e == ENOENT ? CORRAL_EXIT_NOTFOUND : CORRAL_EXIT_NOEXEC);
 	_exit(CORRAL_EXIT_INTERNAL);
+}
+
+/*
+ * Find the command the way execvp() would, before anything is started, so
+ * that "not found" and "not executable" are reported with nothing spawned.
+ */
+static int resolve_exe(const char *name, char **out)
+{
+	static const struct path_rules execvp_rules = {.empty_is_cwd = true,
+						       .eacces = true};
+	char path[PATH_MAX];
+	int r = path_find(name, &execvp_rules, path, sizeof(path));
+	if (r < 0)
+		return r;
+	*out = strdup(path);
+	return *out ? 0 : -ENOMEM;
+}
+
+void spawn_init(struct corral *c)
+{
+	struct spawn_part *sp = OWN(c, spawn);
+	sp->errpipe = sp->policy_fd = -1;
+}
+
+/*
+ * Refused before anything started (the command not found, the sandbox
+ * refused): the journal, already opened, still has a start line and an
+ * end line that says why.
+ */
+static void refuse(struct corral *c)
+{
+	struct corral_event start = {.type = CORRAL_EV_START,
+				     .pid = c->lifecycle.self};
+	emit(c, &start);
+	struct corral_event end = {.type = CORRAL_EV_END, .t = run_time(c)};
+	result_decide(c, journal_settle(c));
+	emit_at(c, &end);
+}
+
+/* --sandbox: bwrap is what starts, the command at the end of its argv. */
+static int prepare_sandbox(struct corral *c, char *err, size_t errlen)
+{
+	struct spawn_part *sp = OWN(c, spawn);
+	struct sandbox_cmd cmd = {.policy_fd = -1};
+	int r = sandbox_prepare(c, &cmd, err, errlen);
+	sp->policy_fd = cmd.policy_fd; /* closed by spawn_free() if refused */
+	if (r < 0)
+		return r;
+	free(sp->exe);
+	sp->exe = cmd.exe;
+	sp->argv = cmd.argv;
+	sp->sandboxed = true;
+	return 0;
+}
+
+int spawn_prepare(struct corral *c, char *err, size_t errlen)
+{
+	struct spawn_part *sp = OWN(c, spawn);
+	const struct corral_config *cfg = &c->cfg;
+	sp->argv = (char **)cfg->argv;
+	int r = resolve_exe(cfg->argv[0], &sp->exe);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", cfg->argv[0],
+			 r == -ENOENT ? "command not found" : strerror(-r));
+		result_exec_failed(c, -r, 0);
+		refuse(c);
+		return r;
+	}
+	if (cfg->sandbox.enabled) {
+		r = prepare_sandbox(c, err, errlen);
+		if (r < 0) {
+			result_sandbox_failed(c);
+			refuse(c);
+			return r;
+		}
+	}
+	/* The kernel boundary: before anything is started, so that
+	 * --boundary=landlock can refuse the run (docs/threat-model.md). */
+	r = landlock_plan((enum corral_boundary)cfg->boundary,
+			  cfg->sandbox.enabled, &sp->boundary, err, errlen);
+	if (r < 0) {
+		struct corral_event start = {.type = CORRAL_EV_START,
+					     .pid = c->lifecycle.self};
+		emit(c, &start);
+		end_failed(c);
+		return r;
+	}
+	result_boundary(c, sp->boundary.abi,
+			sp->boundary.active ? sp->boundary.scopes : 0);
+	return 0;
+}
+
+int spawn_filter(struct corral *c, char *err, size_t errlen)
+{
+	struct filter_params fp = {
+		.guard_pid = c->lifecycle.self,
+		.guard_pgid = c->lifecycle.self, /* see groups_prepare() */
+		.guard_tid = gettid(),
+		.escape = c->cfg.escape,
+	};
+	int r = filter_build(&fp, &OWN(c, spawn)->filter);
+	if (r < 0) {
+		snprintf(err, errlen, "containment filter: %s", strerror(-r));
+		return -EIO;
+	}
+	return 0;
+}
+
+void spawn_free(struct corral *c)
+{
+	struct spawn_part *sp = OWN(c, spawn);
+	if (sp->errpipe >= 0)
+		close(sp->errpipe);
+	sp->errpipe = -1;
+	if (sp->policy_fd >= 0)
+		close(sp->policy_fd);
+	sp->policy_fd = -1;
+	if (sp->argv && sp->argv != (char **)c->cfg.argv)
+		sandbox_argv_free(sp->argv);
+	sp->argv = NULL;
+	free(sp->exe);
+	sp->exe = NULL;
+	filter_release(&sp->filter);
+}
+
+void spawn_finished(struct corral *c)
+{
+	OWN(c, spawn)->finished = true;
 }
 
 /*
@@ -118,24 +252,27 @@ static int running_trees;
  */
 void end_failed(struct corral *c)
 {
+	struct spawn_part *sp = OWN(c, spawn);
 	result_failed(c);
-	c->finished = true;
+	sp->finished = true;
 	struct corral_event end = {.type = CORRAL_EV_END};
 	emit(c, &end);
 }
 
 void spawn_tree_done(struct corral *c)
 {
-	if (c->tree_counted)
+	struct spawn_part *sp = OWN(c, spawn);
+	if (sp->tree_counted)
 		__atomic_sub_fetch(&running_trees, 1, __ATOMIC_SEQ_CST);
-	c->tree_counted = false;
+	sp->tree_counted = false;
 }
 
 int corral_spawn(struct corral *c)
 {
-	if (c->in_callback) /* corral.h: not from a callback */
+	struct spawn_part *sp = OWN(c, spawn);
+	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	if (c->root)
+	if (sp->root)
 		return -EALREADY;
 	if (__atomic_load_n(&running_trees, __ATOMIC_SEQ_CST) > 0) {
 		result_error(
@@ -153,7 +290,8 @@ int corral_spawn(struct corral *c)
 		close(go[1]);
 		return -e;
 	}
-	struct corral_event start = {.type = CORRAL_EV_START, .pid = c->self};
+	struct corral_event start = {.type = CORRAL_EV_START,
+				     .pid = c->lifecycle.self};
 	emit(c, &start);
 	if (journal_take_loss(c)) { /* --journal-strict: nothing starts */
 		close(go[0]);
@@ -188,10 +326,10 @@ int corral_spawn(struct corral *c)
 		pty_parent(c);
 	close(go[0]);
 	close(ep[1]);
-	c->errpipe = ep[0];
-	if (c->policy_fd >= 0) { /* bwrap has its copy */
-		close(c->policy_fd);
-		c->policy_fd = -1;
+	sp->errpipe = ep[0];
+	if (sp->policy_fd >= 0) { /* bwrap has its copy */
+		close(sp->policy_fd);
+		sp->policy_fd = -1;
 	}
 	long r = sys_ptrace(c->sys, PTRACE_SEIZE, pid, 0,
 			    (void *)(long)SEIZE_OPTIONS);
@@ -216,39 +354,41 @@ int corral_spawn(struct corral *c)
 	 * could not have been seized by an unprivileged corral.
 	 */
 	prctl(PR_SET_DUMPABLE, 0);
-	c->root = pid;
+	sp->root = pid;
 	if (!engine_add_root(c, pid)) {
 		close(go[1]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		c->root = 0;
+		sp->root = 0;
 		end_failed(c);
 		return -ENOMEM;
 	}
 	__atomic_add_fetch(&running_trees, 1, __ATOMIC_SEQ_CST);
-	c->tree_counted = true;
+	sp->tree_counted = true;
 	ssize_t n;
 	do
 		n = write(go[1], "g", 1);
 	while (n < 0 && errno == EINTR);
 	close(go[1]);
 	if (c->cfg.timeout > 0)
-		c->deadline = run_time(c) + c->cfg.timeout;
+		sp->deadline = run_time(c) + c->cfg.timeout;
 	/* Our parent may have died before the death signal was armed. */
-	if (c->cfg.watch_parent && c->sys->parent(c->sys->ctx) != c->parent)
+	if (c->cfg.watch_parent &&
+	    c->sys->parent(c->sys->ctx) != c->lifecycle.parent)
 		waiter_note_signal(c, SIGUSR2);
 	return 0;
 }
 
 void spawn_read_error(struct corral *c)
 {
-	if (c->errpipe < 0)
+	struct spawn_part *sp = OWN(c, spawn);
+	if (sp->errpipe < 0)
 		return;
 	struct spawn_err e;
-	ssize_t n = read(c->errpipe, &e, sizeof(e));
+	ssize_t n = read(sp->errpipe, &e, sizeof(e));
 	if (n == (ssize_t)sizeof(e)) {
 		result_exec_failed(c, e.err, e.stage);
 	}
-	close(c->errpipe);
-	c->errpipe = -1;
+	close(sp->errpipe);
+	sp->errpipe = -1;
 }

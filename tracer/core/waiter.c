@@ -64,7 +64,7 @@
 #define RUSAGE_THREADS 64
 static bool want_rusage(const struct corral *c, const struct task *t)
 {
-	if (!c->want_rusage)
+	if (!c->lifecycle.want_rusage)
 		return false;
 	if (t)
 		return !(t->flags & TF_THREAD) && t->nthreads < RUSAGE_THREADS;
@@ -272,7 +272,7 @@ void waiter_sleep(struct corral *c, double timeout)
 {
 	struct waiter_part *wt = OWN(c, waiter);
 	/* sigfd, pty (3), live (5), journal (1) */
-	struct pollfd pfd[12] = {{.fd = c->sigfd, .events = POLLIN}};
+	struct pollfd pfd[12] = {{.fd = c->lifecycle.sigfd, .events = POLLIN}};
 	int npty = pty_pollfds(c, pfd + 1);
 	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
 	/* A stalled journal reader: wake up when it takes lines again. */
@@ -336,7 +336,8 @@ void waiter_read_signals(struct corral *c)
 	struct signalfd_siginfo si[16];
 	ssize_t n;
 	double now = run_time(c);
-	while ((n = c->sys->read_signals(c->sys->ctx, c->sigfd, si, 16)) > 0) {
+	while ((n = c->sys->read_signals(c->sys->ctx, c->lifecycle.sigfd, si,
+					 16)) > 0) {
 		for (size_t i = 0; i < (size_t)n; i++) {
 			unsigned sig = si[i].ssi_signo;
 			if (sig == SIGCHLD || sig >= 32)

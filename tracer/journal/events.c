@@ -13,7 +13,7 @@
 
 double run_time(const struct corral *c)
 {
-	return c->sys->now(c->sys->ctx) - c->t0;
+	return c->sys->now(c->sys->ctx) - c->lifecycle.t0;
 }
 
 void emit(struct corral *c, struct corral_event *ev)
@@ -24,12 +24,13 @@ void emit(struct corral *c, struct corral_event *ev)
 
 void emit_at(struct corral *c, struct corral_event *ev)
 {
+	struct events_part *evp = OWN(c, events);
 	journal_event(c, ev);
 	if (c->cfg.on_event) {
 		/* What the callback may call: see corral.h (-EDEADLK). */
-		c->in_callback++;
+		evp->in_callback++;
 		c->cfg.on_event(ev, c->cfg.on_event_arg);
-		c->in_callback--;
+		evp->in_callback--;
 	}
 }
 

@@ -175,7 +175,7 @@ static void put_origin(struct corral *c, struct sbuf *b)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
 	double mono_now = (double)mt.tv_sec + (double)mt.tv_nsec * 1e-9;
-	double since = mono_now - c->t0;
+	double since = mono_now - c->lifecycle.t0;
 	long long us = (long long)rt.tv_sec * 1000000 + rt.tv_nsec / 1000 -
 		       (long long)(since * 1e6);
 	time_t secs = (time_t)(us / 1000000);
@@ -185,7 +185,7 @@ static void put_origin(struct corral *c, struct sbuf *b)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	sb_json_key(b, "time");
 	sb_printf(b, "\"%s.%06lldZ\"", when, us % 1000000);
-	put_time(b, "monotonic", c->t0);
+	put_time(b, "monotonic", c->lifecycle.t0);
 }
 
 static void put_start(struct corral *c, struct sbuf *b,
@@ -215,8 +215,8 @@ static void put_start(struct corral *c, struct sbuf *b,
 		put_time(b, "timeout", c->cfg.timeout);
 	put_time(b, "kill_after", c->cfg.kill_after);
 	/* The kernel boundary the tree runs in (docs/threat-model.md). */
-	put_str(b, "boundary", landlock_boundary_name(&c->boundary));
-	put_num(b, "landlock_abi", c->boundary.abi);
+	put_str(b, "boundary", landlock_boundary_name(&c->spawn.boundary));
+	put_num(b, "landlock_abi", c->spawn.boundary.abi);
 	sandbox_journal_start(c, b); /* sandbox: user, bwrap argv */
 	put_str(b, "chain", "hmac-sha256");
 	put_str(b, "key", c->journal->chain.run_key ? "run" : "file");
@@ -477,7 +477,7 @@ bool journal_settle(struct corral *c)
 		return false;
 	j->settled = true;
 	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
-	jsink_drain(&j->sink, bound, c->sigfd);
+	jsink_drain(&j->sink, bound, c->lifecycle.sigfd);
 	/* The end line follows the last line that went out. */
 	chain_rewind(&j->chain, j->sink.last_h, j->sink.written);
 	j->intact = chain_check_own(&j->chain, &j->sink, j->why,
@@ -494,7 +494,7 @@ bool journal_settle(struct corral *c)
 static void after_end(struct corral *c, struct journal *j)
 {
 	double bound = c->cfg.kill_after > 0.2 ? c->cfg.kill_after : 0.2;
-	jsink_drain(&j->sink, bound, c->sigfd);
+	jsink_drain(&j->sink, bound, c->lifecycle.sigfd);
 	j->ended = true;
 	result_journal_closed(c, j->sink.written, j->sink.lost, j->sink.errors,
 			      j->intact, j->sink.last_h);

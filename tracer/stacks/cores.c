@@ -687,7 +687,7 @@ static void round_of(struct corral *c, const char *why, pid_t only,
 			continue;
 		if (only && p->tid != only)
 			continue;
-		if (k->root_only && p->tid != c->root)
+		if (k->root_only && p->tid != c->spawn.root)
 			continue;
 		if (!name_ok(k, p))
 			continue;
@@ -789,7 +789,7 @@ bool cores_crash(struct corral *c, struct task *t, int sig)
 		return false;
 	if (caught(t->tid, sig))
 		return false;
-	if (k->root_only && t->tgid != c->root)
+	if (k->root_only && t->tgid != c->spawn.root)
 		return false;
 	if (!name_ok(k, table_find(&c->tab, t->tgid)))
 		return false;

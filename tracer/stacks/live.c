@@ -134,7 +134,7 @@ static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 	struct node *n = &v[i];
 	sb_printf(b, "%d ", n->t->tid);
 	const char *const *av = node_argv(n);
-	if ((n->t->flags & TF_SETUP) && n->t->tid == c->root &&
+	if ((n->t->flags & TF_SETUP) && n->t->tid == c->spawn.root &&
 	    c->cfg.argv && c->cfg.argv[0]) {
 		/* --sandbox: the run as the user sees it, their command at
 		 * the root (bwrap's command line is in the journal) */
@@ -148,7 +148,7 @@ static void put_line(struct corral *c, struct sbuf *b, struct node *v, int i,
 		sb_puts(b, "(setup) ");
 		quote_arg(b, cut);
 	} else {
-		if (n->t->nexecs == 0 && n->t->tid != c->root) {
+		if (n->t->nexecs == 0 && n->t->tid != c->spawn.root) {
 			/* A fork that never exec'd runs the program its
 			 * creator ran when it forked: said once. Unknown (its
 			 * creator's event was lost, or no argv is kept): the
@@ -322,7 +322,7 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 			v[i].parent = -2; /* not drawn */
 			continue;
 		}
-		if (live && !node_argv(&v[i]) && c->want_argv == false)
+		if (live && !node_argv(&v[i]) && !c->lifecycle.want_argv)
 			c->sys->argv(c->sys->ctx, v[i].t->tid, &v[i].block,
 				     &v[i].argv);
 		int p = v[i].parent;
@@ -338,9 +338,11 @@ static int render(struct corral *c, unsigned flags, struct sbuf *b)
 	free(tail);
 	if (live) {
 		sb_printf(b, "corral %d: %d live process%s, running %.3fs",
-			  c->self, nlive, nlive == 1 ? "" : "es", now);
-		if (c->deadline > 0 && c->phase.now == PH_RUN)
-			sb_printf(b, ", timeout in %.3fs", c->deadline - now);
+			  c->lifecycle.self, nlive, nlive == 1 ? "" : "es",
+			  now);
+		if (c->spawn.deadline > 0 && c->phase.now == PH_RUN)
+			sb_printf(b, ", timeout in %.3fs",
+				  c->spawn.deadline - now);
 		if (c->phase.now != PH_RUN)
 			sb_printf(b, ", ending (%s)",
 				  corral_reason_name(c->result.res.reason));
@@ -368,12 +370,12 @@ static void render_json(struct corral *c, struct sbuf *b)
 {
 	double now = run_time(c);
 	sb_printf(b, "{\"corral\":%d,\"running\":%.6f,\"phase\":\"%s\"",
-		  c->self, now,
+		  c->lifecycle.self, now,
 		  c->phase.now == PH_RUN
 			  ? "run"
 			  : corral_reason_name(c->result.res.reason));
-	if (c->deadline > 0 && c->phase.now == PH_RUN)
-		sb_printf(b, ",\"timeout_in\":%.6f", c->deadline - now);
+	if (c->spawn.deadline > 0 && c->phase.now == PH_RUN)
+		sb_printf(b, ",\"timeout_in\":%.6f", c->spawn.deadline - now);
 	sb_puts(b, ",\"processes\":[");
 	int n = 0;
 	for (struct task *t = c->tab.first; t; t = t->next) {
@@ -416,7 +418,7 @@ int corral_tree_text(struct corral *c, unsigned flags, char **out)
 	struct sbuf b = {0};
 	*out = NULL;
 	/* Stacks stop the tree: not from inside a callback (corral.h). */
-	if ((flags & CORRAL_TREE_STACKS) && c->in_callback)
+	if ((flags & CORRAL_TREE_STACKS) && c->events.in_callback)
 		return -EDEADLK;
 	int r = render(c, flags, &b);
 	if (r < 0) {

@@ -72,7 +72,7 @@ static void live_bind(struct corral *c, struct live *l)
 		return;
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
-			 CORRAL_LIVE_SOCKET_FMT, (int)c->self);
+			 CORRAL_LIVE_SOCKET_FMT, (int)c->lifecycle.self);
 	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 				     1 + (size_t)n);
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, 8) < 0) {

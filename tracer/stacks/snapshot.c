@@ -95,9 +95,9 @@ static int put_member(struct task *t, void *arg)
 
 int corral_snapshot(struct corral *c, bool with_stacks)
 {
-	if (c->in_callback) /* corral.h: not from a callback */
+	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	if (!c->root || c->finished)
+	if (!c->spawn.root || c->spawn.finished)
 		return -ECHILD;
 	/*
 	 * Stacks need every thread held; the tree runs on afterwards (unless

@@ -28,7 +28,7 @@ int stacks_unwind(struct corral *c, struct task *t, struct corral_frame *frames,
 	 * made there, at the first stack of a round. */
 	struct walk_out out = {0};
 	int n = c->sys->unwind(c->sys->ctx, &c->walker, t->tgid, t->tid, frames,
-			       max, limit, &c->stop_walks, &out);
+			       max, limit, &c->lifecycle.stop_walks, &out);
 	if (n < 0) {
 		*err = strerror(-n);
 		n = 0;
