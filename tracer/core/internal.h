@@ -266,6 +266,12 @@ struct events_part {
 	unsigned in_callback;
 };
 
+/* plug.c's: the descriptors plugged into the sleep, in order. */
+struct plug_part {
+	const struct io_plug *list[4];
+	unsigned n;
+};
+
 /* ending.c's. */
 struct ending_part {
 	size_t unstoppable; /* tasks ever flagged TF_UNSTOPPABLE (a hint) */
@@ -289,6 +295,7 @@ struct corral {
 	const struct phase_part phase;
 	const struct ending_part ending;
 	const struct waiter_part waiter;
+	const struct plug_part plug;
 	const struct groups_part groups;
 	const struct pty_part pty;
 	const struct snapshot_part snapshot;
@@ -366,6 +373,36 @@ void result_journal_closed(struct corral *c, unsigned long lines,
 			   unsigned long lost, unsigned long errors, int intact,
 			   const char *head);
 
+/*
+ * ---- plug.c: the descriptors the sleep serves (the pty relay, the live
+ * view, a stalled journal reader), each through its table of operations,
+ * so that the waiter, corral_fd() and the loop name none of them. Added by
+ * supervisor_alloc(); served in the order added.
+ */
+#define PLUG_FDS 12 /* pty (3), live (5), journal (1), and room */
+struct io_plug {
+	/* Its descriptors to wait on now, into p; how many. */
+	int (*pollfds)(struct corral *c, struct pollfd *p);
+	/* The sleep came back: its n descriptors, revents filled. */
+	void (*serve)(struct corral *c, const struct pollfd *p, int n);
+	/* Seconds until it wants the loop awake though nothing is ready,
+	 * -1: no such wish. NULL: never. */
+	double (*due)(const struct corral *c);
+	/* The run ended: its last I/O, before the end line. NULL: none. */
+	void (*finish)(struct corral *c);
+	/* The object is freed (a refused corral_new() too): all of it. */
+	void (*close)(struct corral *c);
+};
+void plug_add(struct corral *c, const struct io_plug *p);
+/* Every plug's descriptors into p (room for PLUG_FDS), counts[i] plug
+ * i's (counts may be NULL); how many in all. */
+int plug_pollfds(struct corral *c, struct pollfd *p, int *counts);
+/* What came back from a sleep on plug_pollfds()'s descriptors. */
+void plug_serve(struct corral *c, const struct pollfd *p, const int *counts);
+double plug_due(const struct corral *c); /* the nearest due, -1: none */
+void plug_finish(struct corral *c);	 /* the run ended */
+void plug_close(struct corral *c);	 /* corral_free() */
+
 /* ---- events.c: the event sink. */
 double run_time(const struct corral *c); /* seconds since the start */
 /* Emit an event to the journal and the callback. */
@@ -380,12 +417,9 @@ struct corral_event task_event(enum corral_event_type type,
 /* ---- journal.c (under events.c) */
 int journal_open(struct corral *c, char *err, size_t errlen);
 void journal_event(struct corral *c, const struct corral_event *ev);
-void journal_close(struct corral *c);
-/* The loop: wake up to write a queued line (0 or 1 pollfd); write it. */
-int journal_pollfd(struct corral *c, struct pollfd *p);
-void journal_flush(struct corral *c);
-/* Seconds until the journal's waiting exit lines are due; -1: none. */
-double journal_later_due(const struct corral *c);
+/* Plugged into the sleep: a stalled reader's descriptor (0 or 1), its
+ * waiting exit lines' due time; closed with the object. */
+extern const struct io_plug journal_plug;
 /* journal_strict and a line was lost since the last call: true once. */
 bool journal_take_loss(struct corral *c);
 /*
@@ -429,16 +463,16 @@ void pty_init(struct corral *c); /* no pty yet (supervisor_alloc) */
 int pty_prepare(struct corral *c, char *err, size_t errlen);
 int pty_child(struct corral *c);
 void pty_parent(struct corral *c);
-int pty_pollfds(struct corral *c, struct pollfd *p);
-void pty_relay(struct corral *c, const struct pollfd *p, int n);
 void pty_winch(struct corral *c);
-void pty_finish(struct corral *c);
+/* Plugged into the sleep: the relay's descriptors (at most 3); its last
+ * output and the terminal's modes given back when the run ends. */
+extern const struct io_plug pty_plug;
 
 /* ---- live_io.c: the live view's socket and writes (I/O only). */
 int live_open(struct corral *c);
-void live_close(struct corral *c);
-int live_pollfds(struct corral *c, struct pollfd *p); /* at most 5 */
-void live_io(struct corral *c, const struct pollfd *p);
+/* Plugged into the sleep: the socket, its clients, the stderr writer (at
+ * most 5 descriptors); closed with the object. */
+extern const struct io_plug live_plug;
 void live_request_print(struct corral *c);
 
 /* ---- groups.c: keep the command out of corral's process group. */
@@ -477,9 +511,10 @@ int waiter_collect(struct corral *c, bool block);
 pid_t waiter_take(struct corral *c, pid_t tid, struct waited *w);
 /*
  * Sleep until the kernel may have news (SIGCHLD) or timeout seconds,
- * serving the pty, the live socket and the journal meanwhile; a signalfd
- * found readable is noted (c->waiter.sigs_unread) and read by the next drain,
- * after its first status (waiter_read_signals).
+ * serving what is plugged in meanwhile (plug.c: the pty, the live socket,
+ * the journal); a signalfd found readable is noted (c->waiter.sigs_unread)
+ * and read by the next drain, after its first status
+ * (waiter_read_signals).
  */
 void waiter_sleep(struct corral *c, double timeout);
 /*

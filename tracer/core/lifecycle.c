@@ -129,6 +129,12 @@ struct corral *supervisor_alloc(const struct corral_config *cfg,
 	spawn_init(c);
 	groups_init(c);
 	pty_init(c);
+	/* What the sleep serves besides the kernel, in the order served. */
+	if (cfg->journal_path || cfg->journal_fd >= 0)
+		plug_add(c, &journal_plug);
+	if (cfg->pty)
+		plug_add(c, &pty_plug);
+	plug_add(c, &live_plug);
 	lc->t0 = sys->now(sys->ctx);
 	/*
 	 * What is read at an event only when something uses it: an exec's
@@ -260,13 +266,11 @@ int corral_free(struct corral *c)
 	spawn_tree_done(c);
 	if (c->cfg.watch_parent)
 		prctl(PR_SET_PDEATHSIG, 0);
-	journal_close(c);
+	plug_close(c); /* the journal, the pty, the live view */
 	cores_close(c);
 	if (lc->sigfd >= 0)
 		close(lc->sigfd);
 	groups_restore(c);
-	pty_finish(c);
-	live_close(c);
 	spawn_free(c); /* its descriptors, the command's argv and path */
 	sandbox_run_free(c);
 	/* (freed on another thread than corral_new()'s: as before) */

@@ -103,7 +103,7 @@ static void finish(struct corral *c)
 	if (c->result.res.sandbox_failed)
 		sandbox_explain(c); /* the reason, for the end line */
 	groups_restore(c);
-	pty_finish(c);
+	plug_finish(c); /* the pty's last output, its terminal modes */
 	result_end_at(c, run_time(c));
 	struct corral_event ev = {.type = CORRAL_EV_END,
 				  .reason = c->result.res.reason,
@@ -133,8 +133,9 @@ static double sleep_for(const struct corral *c, int timeout_ms)
 {
 	double wait = timeout_ms < 0 ? -1 : timeout_ms / 1000.0;
 	double now = run_time(c), due[3];
-	/* Exit lines waiting for company go out when due (jsink.c). */
-	double later = journal_later_due(c);
+	/* What is plugged into the sleep may want it woken (a journal's exit
+	 * lines waiting for company go out when due: jsink.c). */
+	double later = plug_due(c);
 	if (later >= 0 && (wait < 0 || later < wait))
 		wait = later;
 	int n = 0;

@@ -28,7 +28,7 @@
 #include "internal.h"
 #include "pollfd.h"
 
-#define MAX_EXTRA 12 /* pty (3), live (5), journal (1), and room */
+#define MAX_EXTRA PLUG_FDS /* what is plugged into the sleep (plug.c) */
 
 struct corral_pollfd {
 	int ep;	 /* what the caller polls */
@@ -49,9 +49,7 @@ static uint32_t epoll_events(short events)
 static bool sync_extra(struct corral *c, struct corral_pollfd *p)
 {
 	struct pollfd want[MAX_EXTRA];
-	int n = pty_pollfds(c, want);
-	n += live_pollfds(c, want + n);
-	n += journal_pollfd(c, want + n); /* a stalled journal reader */
+	int n = plug_pollfds(c, want, NULL);
 	bool all = true;
 	for (int i = 0; i < p->nextra; i++) {
 		bool kept = false;

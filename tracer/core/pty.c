@@ -249,7 +249,7 @@ static void to_out_flush(struct corral *c)
  * out (not polled with no events: a hung-up descriptor would still wake
  * the loop every time, and the loop must never spin).
  */
-int pty_pollfds(struct corral *c, struct pollfd *p)
+static int pty_pollfds(struct corral *c, struct pollfd *p)
 {
 	struct pty_part *py = OWN(c, pty);
 	struct pty_io *io = py->io;
@@ -272,7 +272,7 @@ int pty_pollfds(struct corral *c, struct pollfd *p)
 	return n;
 }
 
-void pty_relay(struct corral *c, const struct pollfd *p, int n)
+static void pty_relay(struct corral *c, const struct pollfd *p, int n)
 {
 	struct pty_part *py = OWN(c, pty);
 	struct pty_io *io = py->io;
@@ -323,7 +323,7 @@ void pty_winch(struct corral *c)
  * stdout takes it now, drop (and count) the rest, and give the terminal
  * back. TCSANOW, not TCSADRAIN: a stopped terminal would never drain.
  */
-void pty_finish(struct corral *c)
+static void pty_finish(struct corral *c)
 {
 	struct pty_part *py = OWN(c, pty);
 	struct pty_io *io = py->io;
@@ -356,3 +356,10 @@ void pty_finish(struct corral *c)
 		py->tio_saved = false;
 	}
 }
+
+const struct io_plug pty_plug = {
+	.pollfds = pty_pollfds,
+	.serve = pty_relay,
+	.finish = pty_finish,
+	.close = pty_finish, /* again: a run that never finished */
+};

@@ -271,21 +271,15 @@ static bool sent_by_member(struct corral *c, pid_t from)
 void waiter_sleep(struct corral *c, double timeout)
 {
 	struct waiter_part *wt = OWN(c, waiter);
-	/* sigfd, pty (3), live (5), journal (1) */
-	struct pollfd pfd[12] = {{.fd = c->lifecycle.sigfd, .events = POLLIN}};
-	int npty = pty_pollfds(c, pfd + 1);
-	int nlive = live_pollfds(c, pfd + 1 + npty); /* live.c */
-	/* A stalled journal reader: wake up when it takes lines again. */
-	int nj = journal_pollfd(c, pfd + 1 + npty + nlive);
-	if (c->sys->poll(c->sys->ctx, pfd, 1 + (unsigned)(npty + nlive + nj),
-			 timeout) <= 0)
+	/* The signalfd, then what is plugged in (plug.c): the pty, the
+	 * live view, a stalled journal reader. */
+	struct pollfd pfd[1 + PLUG_FDS] = {
+		{.fd = c->lifecycle.sigfd, .events = POLLIN}};
+	int counts[sizeof(c->plug.list) / sizeof(c->plug.list[0])];
+	int n = plug_pollfds(c, pfd + 1, counts);
+	if (c->sys->poll(c->sys->ctx, pfd, 1 + (unsigned)n, timeout) <= 0)
 		return;
-	if (nj && pfd[1 + npty + nlive].revents)
-		journal_flush(c);
-	if (npty)
-		pty_relay(c, pfd + 1, npty);
-	if (nlive)
-		live_io(c, pfd + 1 + npty);
+	plug_serve(c, pfd + 1, counts);
 	/* Read by the drain, after its first status (engine_drain). */
 	if (pfd[0].revents)
 		wt->sigs_unread = true;

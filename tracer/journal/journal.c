@@ -84,7 +84,7 @@ int journal_open(struct corral *c, char *err, size_t errlen)
 	return 0;
 }
 
-void journal_close(struct corral *c)
+static void journal_close(struct corral *c)
 {
 	struct journal *j = c->journal;
 	if (!j)
@@ -96,18 +96,20 @@ void journal_close(struct corral *c)
 	c->journal = NULL;
 }
 
-int journal_pollfd(struct corral *c, struct pollfd *p)
+/* A stalled reader: wake up when it takes lines again. */
+static int journal_pollfd(struct corral *c, struct pollfd *p)
 {
 	return c->journal ? jsink_pollfd(&c->journal->sink, p) : 0;
 }
 
-void journal_flush(struct corral *c)
+static void journal_flush(struct corral *c, const struct pollfd *p, int n)
 {
-	if (c->journal)
+	if (c->journal && n && p[0].revents)
 		jsink_flush(&c->journal->sink);
 }
 
-double journal_later_due(const struct corral *c)
+/* Seconds until the waiting exit lines are due; -1: none. */
+static double journal_later_due(const struct corral *c)
 {
 	return c->journal ? jsink_later_due(&c->journal->sink) : -1;
 }
@@ -527,3 +529,10 @@ void journal_event(struct corral *c, const struct corral_event *ev)
 	if (ev->type == CORRAL_EV_END)
 		after_end(c, j);
 }
+
+const struct io_plug journal_plug = {
+	.pollfds = journal_pollfd,
+	.serve = journal_flush,
+	.due = journal_later_due,
+	.close = journal_close,
+};

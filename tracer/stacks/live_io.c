@@ -97,7 +97,7 @@ int live_open(struct corral *c)
 	return 0;
 }
 
-void live_close(struct corral *c)
+static void live_close(struct corral *c)
 {
 	struct live *l = c->live;
 	if (!l)
@@ -110,7 +110,7 @@ void live_close(struct corral *c)
 	c->live = NULL;
 }
 
-int live_pollfds(struct corral *c, struct pollfd *p)
+static int live_pollfds(struct corral *c, struct pollfd *p)
 {
 	struct live *l = c->live;
 	int n = 0;
@@ -241,7 +241,7 @@ void live_client_write(struct client *k)
 	client_drop(k);
 }
 
-void live_io(struct corral *c, const struct pollfd *p)
+static void live_io(struct corral *c, const struct pollfd *p, int n)
 {
 	struct live *l = c->live;
 	if (!l)
@@ -269,3 +269,9 @@ void live_request_print(struct corral *c)
 	if (c->live)
 		c->live->print_wanted = true;
 }
+
+const struct io_plug live_plug = {
+	.pollfds = live_pollfds,
+	.serve = live_io,
+	.close = live_close,
+};
