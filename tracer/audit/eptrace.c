@@ -524,43 +524,55 @@ void eptrace_event_stop(struct corral *c, struct task *t)
 	}
 }
 
-bool eptrace_wait(struct corral *c, struct task *t,
-		  const struct audit_call *call)
+/* A trapped wait4/waitid, as the emulation reads it. */
+struct wait_req {
+	bool waitid;
+	pid_t pid; /* -1 any, or the tid it waits for (its names) */
+	int opts;
+	uint64_t status_at, ru_at; /* where the status and rusage go */
+};
+
+/* Whether the call is a wait the emulation can take over, and what. */
+static bool wait_args(const struct audit_call *call, struct wait_req *rq)
 {
-	struct eptrace_part *ep = OWN(c, eptrace);
-#ifdef EPT_ARCH
-	(void)EPT_ARCH;
-#endif
 	/* The native ABI only: a 32-bit tracer's waits run as they are. */
 	if (call->nr != SYS_wait4 && call->nr != SYS_waitid)
 		return false;
 	bool waitid = call->nr == SYS_waitid;
 	const uint64_t *a = call->args;
-	pid_t pid;
-	int opts;
+	*rq = (struct wait_req){.waitid = waitid,
+				.status_at = a[waitid ? 2 : 1],
+				.ru_at = a[waitid ? 4 : 3]};
 	if (waitid) {
 		int idtype = (int)a[0];
 		if (idtype == P_ALL)
-			pid = -1;
+			rq->pid = -1;
 		else if (idtype == P_PID && (pid_t)a[1] > 0)
-			pid = (pid_t)a[1];
+			rq->pid = (pid_t)a[1];
 		else
 			return false;
-		opts = (int)a[3];
+		rq->opts = (int)a[3];
 	} else {
-		pid = (pid_t)a[0];
-		if (pid != -1 && pid <= 0)
+		rq->pid = (pid_t)a[0];
+		if (rq->pid != -1 && rq->pid <= 0)
 			return false; /* a process group: the real wait */
-		opts = (int)a[2];
+		rq->opts = (int)a[2];
 	}
-	if (t->ept)
-		t->ept->in_wait = false; /* it is here, not in the kernel */
-	/* An end it has not collected comes first, as a zombie would. */
+	return true;
+}
+
+/* An end it has not collected comes first, as a zombie would: true if
+ * one answered the wait (t resumed). */
+static bool wait_zombie(struct corral *c, struct task *t,
+			const struct wait_req *rq)
+{
+	struct eptrace_part *ep = OWN(c, eptrace);
 	for (struct ept_zombie **zp = &ep->zombies, *z; (z = *zp);
 	     zp = &z->next) {
-		if (z->tracer_tgid != t->tgid || (pid != -1 && z->vpid != pid))
+		if (z->tracer_tgid != t->tgid ||
+		    (rq->pid != -1 && z->vpid != rq->pid))
 			continue;
-		bool keep = (opts & WNOWAIT) && !z->real;
+		bool keep = (rq->opts & WNOWAIT) && !z->real;
 		if (!keep)
 			*zp = z->next;
 		if (z->real) {
@@ -572,66 +584,97 @@ bool eptrace_wait(struct corral *c, struct task *t,
 		struct ept fake;
 		memset(&fake, 0, sizeof(fake));
 		fake.vpid = z->vpid;
-		answer(c, t, waitid, a[waitid ? 2 : 1], a[waitid ? 4 : 3],
-		       z->status, &fake, 0);
+		answer(c, t, rq->waitid, rq->status_at, rq->ru_at, z->status,
+		       &fake, 0);
 		if (!keep)
 			free(z);
 		task_resume(c, t, 0);
 		return true;
 	}
-	struct ept *hit = NULL;
-	bool any = false;
-	for (struct ept *e = ep->list; e; e = e->next) {
+	return false;
+}
+
+/* The first of t's emulated tracees the wait is for with a stop pending;
+ * *any: whether the wait is for an emulated tracee at all. */
+static struct ept *wait_pending(struct corral *c, const struct task *t,
+				const struct wait_req *rq, bool *any)
+{
+	*any = false;
+	for (struct ept *e = c->eptrace.list; e; e = e->next) {
 		if (!e->tracer || e->tracer_tgid != t->tgid ||
-		    (pid != -1 && e->vpid != pid))
+		    (rq->pid != -1 && e->vpid != rq->pid))
 			continue;
-		any = true;
-		if (e->pending) {
-			hit = e;
-			break;
-		}
+		*any = true;
+		if (e->pending)
+			return e;
 	}
+	return NULL;
+}
+
+/* Nothing to report and no WNOHANG: the wait parks at its stop until a
+ * stop of a tracee arrives (eptrace_deliver) or the tracee ends. */
+static bool wait_park(struct corral *c, struct task *t,
+		      const struct wait_req *rq)
+{
+	struct ept *w = ept_get(c, t);
+	if (!w)
+		return false;
+	w->parked = true;
+	w->waitid = rq->waitid;
+	w->wpid = rq->pid;
+	w->wopts = rq->opts;
+	w->wstatus = rq->status_at;
+	w->wru = rq->ru_at;
+	table_set_state(&c->tab, t, TS_HELD);
+	return true;
+}
+
+bool eptrace_wait(struct corral *c, struct task *t,
+		  const struct audit_call *call)
+{
+#ifdef EPT_ARCH
+	(void)EPT_ARCH;
+#endif
+	struct wait_req rq;
+	if (!wait_args(call, &rq))
+		return false;
+	if (t->ept)
+		t->ept->in_wait = false; /* it is here, not in the kernel */
+	if (wait_zombie(c, t, &rq))
+		return true;
+	bool any;
+	struct ept *hit = wait_pending(c, t, &rq, &any);
 	if (!any) {
 		/* Not about an emulated tracee: the real wait runs. In a
 		 * process that traces, remember it may sleep there. */
 		struct task *leader = table_find(&c->tab, t->tgid);
 		struct ept *me;
-		if (!(opts & WNOHANG) && leader && (leader->flags & TF_WTRAP) &&
-		    (me = ept_get(c, t)))
+		if (!(rq.opts & WNOHANG) && leader &&
+		    (leader->flags & TF_WTRAP) && (me = ept_get(c, t)))
 			me->in_wait = true;
 		return false;
 	}
 	if (hit) {
-		answer(c, t, waitid, a[waitid ? 2 : 1], a[waitid ? 4 : 3],
+		answer(c, t, rq.waitid, rq.status_at, rq.ru_at,
 		       stop_status(hit), hit, 0);
-		if (!(opts & WNOWAIT))
+		if (!(rq.opts & WNOWAIT))
 			hit->pending = false;
 		task_resume(c, t, 0);
 		return true;
 	}
-	if (opts & WNOHANG) {
+	if (rq.opts & WNOHANG) {
 		/* Nothing now. Real children are not merged in (a limit of
 		 * this emulation: docs/design.md). */
-		if (waitid && a[2]) {
+		if (rq.waitid && rq.status_at) {
 			siginfo_t si;
 			memset(&si, 0, sizeof(si));
-			put_mem(c, t, a[2], &si, sizeof(si));
+			put_mem(c, t, rq.status_at, &si, sizeof(si));
 		}
 		audit_skip(c->sys, t->tid, 0);
 		task_resume(c, t, 0);
 		return true;
 	}
-	struct ept *w = ept_get(c, t);
-	if (!w)
-		return false;
-	w->parked = true;
-	w->waitid = waitid;
-	w->wpid = pid;
-	w->wopts = opts;
-	w->wstatus = a[waitid ? 2 : 1];
-	w->wru = a[waitid ? 4 : 3];
-	table_set_state(&c->tab, t, TS_HELD);
-	return true;
+	return wait_park(c, t, &rq);
 }
 
 bool eptrace_plain_wait(struct corral *c, struct task *t,
@@ -925,41 +968,11 @@ static long syscall_info(struct corral *c, struct task *t, struct ept *e,
 	return r;
 }
 
-static long request(struct corral *c, struct task *t, long req, pid_t vpid,
-		    uint64_t addr, uint64_t data)
+/* A request that lets a stopped tracee go: resumed, listening, or
+ * detached. */
+static long let_go(struct corral *c, struct task *t, struct ept *e, long req,
+		   uint64_t data)
 {
-	switch (req) {
-	case PTRACE_TRACEME:
-		return do_traceme(c, t);
-	case PTRACE_ATTACH:
-	case PTRACE_SEIZE:
-		return do_attach(c, t, req == PTRACE_SEIZE, vpid, addr, data);
-	default:
-		break;
-	}
-	struct ept *e = tracee_of(c, t, vpid);
-	if (!e)
-		return -ESRCH; /* not its tracee: the kernel's answer */
-	switch (req) {
-	case PTRACE_INTERRUPT:
-		if (!e->seized)
-			return -EIO;
-		if (!e->stopped)
-			request_stop(c, e, EK_EVENT);
-		return 0;
-	case PTRACE_KILL:
-		c->sys->tgkill(c->sys->ctx, e->task->tgid, e->task->tid,
-			       SIGKILL);
-		if (e->stopped)
-			release(c, e, 0);
-		return 0;
-	default:
-		break;
-	}
-	if (!e->stopped)
-		return -ESRCH; /* not in a stop: the kernel's answer */
-	uint64_t w = 0;
-	long r;
 	switch (req) {
 	case PTRACE_CONT:
 	case PTRACE_SYSCALL:
@@ -974,8 +987,6 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 		e->step = req == PTRACE_SINGLESTEP;
 		release(c, e, (int)data);
 		return 0;
-	case PTRACE_GET_SYSCALL_INFO:
-		return syscall_info(c, t, e, addr, data);
 	case PTRACE_LISTEN:
 		/* Only at a PTRACE_EVENT_STOP of a seized tracee, as the
 		 * kernel; corral keeps the real task in its group stop
@@ -989,6 +1000,21 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 			return -EIO;
 		detach(c, e, t, CORRAL_PTRACE_DETACH, (int)data);
 		return 0;
+	default:
+		return -EIO;
+	}
+}
+
+/* A request on a stopped tracee that it stays stopped for: its registers,
+ * its memory, what its stop says, the options. */
+static long at_stop(struct corral *c, struct task *t, struct ept *e, long req,
+		    uint64_t addr, uint64_t data)
+{
+	uint64_t w = 0;
+	long r;
+	switch (req) {
+	case PTRACE_GET_SYSCALL_INFO:
+		return syscall_info(c, t, e, addr, data);
 	case PTRACE_GETREGSET:
 		return regset(c, t, e, req, addr, data);
 	case PTRACE_SETREGSET:
@@ -1047,6 +1073,51 @@ static long request(struct corral *c, struct task *t, long req, pid_t vpid,
 		return 0;
 	default:
 		return unsupported(c, t, req, "not emulated", -EIO);
+	}
+}
+
+static long request(struct corral *c, struct task *t, long req, pid_t vpid,
+		    uint64_t addr, uint64_t data)
+{
+	switch (req) {
+	case PTRACE_TRACEME:
+		return do_traceme(c, t);
+	case PTRACE_ATTACH:
+	case PTRACE_SEIZE:
+		return do_attach(c, t, req == PTRACE_SEIZE, vpid, addr, data);
+	default:
+		break;
+	}
+	struct ept *e = tracee_of(c, t, vpid);
+	if (!e)
+		return -ESRCH; /* not its tracee: the kernel's answer */
+	switch (req) {
+	case PTRACE_INTERRUPT:
+		if (!e->seized)
+			return -EIO;
+		if (!e->stopped)
+			request_stop(c, e, EK_EVENT);
+		return 0;
+	case PTRACE_KILL:
+		c->sys->tgkill(c->sys->ctx, e->task->tgid, e->task->tid,
+			       SIGKILL);
+		if (e->stopped)
+			release(c, e, 0);
+		return 0;
+	default:
+		break;
+	}
+	if (!e->stopped)
+		return -ESRCH; /* not in a stop: the kernel's answer */
+	switch (req) {
+	case PTRACE_CONT:
+	case PTRACE_SYSCALL:
+	case PTRACE_SINGLESTEP:
+	case PTRACE_LISTEN:
+	case PTRACE_DETACH:
+		return let_go(c, t, e, req, data);
+	default:
+		return at_stop(c, t, e, req, addr, data);
 	}
 }
 

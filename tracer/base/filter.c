@@ -113,13 +113,12 @@ static int rule_pid(scmp_filter_ctx ctx, const char *name, unsigned arg,
 	return r;
 }
 
-/* Rules that hold in every mode. */
-static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
-			   pid_t tid)
-{
-	pid_t pid = p->guard_pid, pgid = p->guard_pgid;
-	int r = 0;
+/* Rules that hold in every mode, in four steps: clone, the calls the
+ * emulated ptrace must see, the supervisor guarded, the calls refused. */
 
+static int add_clone_rules(scmp_filter_ctx ctx)
+{
+	int r = 0;
 	/* A child made with CLONE_UNTRACED is not auto-attached: it would be
 	 * the one task corral does not know. So such a clone is TRACEd and
 	 * corral clears the bit before it runs (LeakSanitizer's helper asks
@@ -140,7 +139,12 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 			      ARG_BITS(CLONE_FLAGS_ARG, ns->flag | CLONE_UNTRACED,
 				       ns->flag | CLONE_UNTRACED));
 	r = r ?: RULE0(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+	return r;
+}
 
+static int add_observed(scmp_filter_ctx ctx)
+{
+	int r = 0;
 	/* No member is ever a real tracer: every ptrace() call stops at
 	 * corral, which emulates it on the stops it holds (eptrace.c) and
 	 * never lets the kernel run it. What the emulation needs to see
@@ -154,7 +158,14 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 	r = r ?: RULE(ctx, TRACE(WAIT), "waitpid", ARG_BITS(2, __WALL, __WALL));
 	r = r ?: RULE(ctx, TRACE(PRCTL), "prctl", ARG_INT(0, PR_SET_PTRACER));
 	r = r ?: RULE(ctx, TRACE(PRCTL), "prctl", ARG_INT(0, PR_SET_DUMPABLE));
+	return r;
+}
 
+static int add_guard(scmp_filter_ctx ctx, const struct filter_params *p,
+		     pid_t tid)
+{
+	pid_t pid = p->guard_pid, pgid = p->guard_pgid;
+	int r = 0;
 	/* Reaching into the supervisor by pid. pidfd_getfd and
 	 * pidfd_send_signal take a descriptor instead; pidfd_open of the
 	 * supervisor is what would hand one out. */
@@ -198,6 +209,12 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 	/* Typing into the terminal: ^C or ^Z for the foreground group the
 	 * supervisor may be in, or commands for the shell after corral. */
 	r = r ?: RULE(ctx, EPERM_ACT, "ioctl", ARG_INT(1, TIOCSTI));
+	return r;
+}
+
+static int add_refused(scmp_filter_ctx ctx)
+{
+	int r = 0;
 	/*
 	 * Calls whose permission check takes a capability where it would
 	 * otherwise ask ptrace access (so Landlock's scoping is not asked),
@@ -219,6 +236,16 @@ static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
 		 * refuse (kexec_file_load is 64-bit only). */
 		r = r ?: (e == -EOPNOTSUPP ? 0 : e);
 	}
+	return r;
+}
+
+static int add_containment(scmp_filter_ctx ctx, const struct filter_params *p,
+			   pid_t tid)
+{
+	int r = add_clone_rules(ctx);
+	r = r ?: add_observed(ctx);
+	r = r ?: add_guard(ctx, p, tid);
+	r = r ?: add_refused(ctx);
 	return r;
 }
 

@@ -267,12 +267,12 @@ void spawn_tree_done(struct corral *c)
 	sp->tree_counted = false;
 }
 
-int corral_spawn(struct corral *c)
+/* Whether a tree may be started now: 0, or -errno (the reason said). */
+static int may_spawn(struct corral *c)
 {
-	struct spawn_part *sp = OWN(c, spawn);
 	if (c->events.in_callback) /* corral.h: not from a callback */
 		return -EDEADLK;
-	if (sp->root)
+	if (c->spawn.root)
 		return -EALREADY;
 	if (__atomic_load_n(&running_trees, __ATOMIC_SEQ_CST) > 0) {
 		result_error(
@@ -281,61 +281,31 @@ int corral_spawn(struct corral *c)
 			   "other's events)");
 		return -EBUSY;
 	}
-	int go[2], ep[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(ep, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		return -e;
-	}
-	struct corral_event start = {.type = CORRAL_EV_START,
-				     .pid = c->lifecycle.self};
-	emit(c, &start);
-	if (journal_take_loss(c)) { /* --journal-strict: nothing starts */
-		close(go[0]);
-		close(go[1]);
-		close(ep[0]);
-		close(ep[1]);
-		result_error(c, "journal: the start line could not be written "
-				"(--journal-strict): the command was not run");
-		end_failed(c);
-		return -EIO;
-	}
+	return 0;
+}
 
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(ep[0]);
-		close(ep[1]);
-		result_error(c, "fork: %s", strerror(e));
-		end_failed(c);
-		return -e;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(ep[0]);
-		child(c, go[0], ep[1], parent);
-	}
-	groups_parent(c, pid);
-	if (c->pty.ptm >= 0)
-		pty_parent(c);
+static void close_pipes(const int go[2], const int ep[2])
+{
 	close(go[0]);
+	close(go[1]);
+	close(ep[0]);
 	close(ep[1]);
-	sp->errpipe = ep[0];
-	if (sp->policy_fd >= 0) { /* bwrap has its copy */
-		close(sp->policy_fd);
-		sp->policy_fd = -1;
-	}
+}
+
+/*
+ * The child is forked and waits on the go pipe (go_w, our end): seize it,
+ * so that it is traced before it runs anything of the command, and count
+ * the tree. On failure the child is killed and reaped, the end line is
+ * written, and -errno returned.
+ */
+static int seize_root(struct corral *c, pid_t pid, int go_w)
+{
+	struct spawn_part *sp = OWN(c, spawn);
 	long r = sys_ptrace(c->sys, PTRACE_SEIZE, pid, 0,
 			    (void *)(long)SEIZE_OPTIONS);
 	if (r < 0) {
 		/* Closing the pipe unread makes the child exit; reap it. */
-		close(go[1]);
+		close(go_w);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		result_error(c,
@@ -356,7 +326,7 @@ int corral_spawn(struct corral *c)
 	prctl(PR_SET_DUMPABLE, 0);
 	sp->root = pid;
 	if (!engine_add_root(c, pid)) {
-		close(go[1]);
+		close(go_w);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		sp->root = 0;
@@ -365,17 +335,79 @@ int corral_spawn(struct corral *c)
 	}
 	__atomic_add_fetch(&running_trees, 1, __ATOMIC_SEQ_CST);
 	sp->tree_counted = true;
+	return 0;
+}
+
+/* Seized: let the child exec, and start what runs from now on. */
+static void release_root(struct corral *c, int go_w)
+{
 	ssize_t n;
 	do
-		n = write(go[1], "g", 1);
+		n = write(go_w, "g", 1);
 	while (n < 0 && errno == EINTR);
-	close(go[1]);
+	close(go_w);
 	if (c->cfg.timeout > 0)
-		sp->deadline = run_time(c) + c->cfg.timeout;
+		OWN(c, spawn)->deadline = run_time(c) + c->cfg.timeout;
 	/* Our parent may have died before the death signal was armed. */
 	if (c->cfg.watch_parent &&
 	    c->sys->parent(c->sys->ctx) != c->lifecycle.parent)
 		waiter_note_signal(c, SIGUSR2);
+}
+
+int corral_spawn(struct corral *c)
+{
+	int r = may_spawn(c);
+	if (r < 0)
+		return r;
+	int go[2], ep[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	struct corral_event start = {.type = CORRAL_EV_START,
+				     .pid = c->lifecycle.self};
+	emit(c, &start);
+	if (journal_take_loss(c)) { /* --journal-strict: nothing starts */
+		close_pipes(go, ep);
+		result_error(c, "journal: the start line could not be written "
+				"(--journal-strict): the command was not run");
+		end_failed(c);
+		return -EIO;
+	}
+
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close_pipes(go, ep);
+		result_error(c, "fork: %s", strerror(e));
+		end_failed(c);
+		return -e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child(c, go[0], ep[1], parent);
+	}
+	groups_parent(c, pid);
+	if (c->pty.ptm >= 0)
+		pty_parent(c);
+	close(go[0]);
+	close(ep[1]);
+	struct spawn_part *sp = OWN(c, spawn);
+	sp->errpipe = ep[0];
+	if (sp->policy_fd >= 0) { /* bwrap has its copy */
+		close(sp->policy_fd);
+		sp->policy_fd = -1;
+	}
+	r = seize_root(c, pid, go[1]);
+	if (r < 0)
+		return r;
+	release_root(c, go[1]);
 	return 0;
 }
 

@@ -304,10 +304,105 @@ static void put_task(struct sbuf *b, const struct corral_event *ev)
 		sb_puts(b, ",\"setup\":true");
 }
 
+/* A core written, cut, abandoned or not made; or a budget note. */
+static void put_core(struct sbuf *b, const struct corral_event *ev)
+{
+	/* A budget note has no pid: it is about the round. */
+	if (ev->pid)
+		put_num(b, "pid", ev->pid);
+	if (ev->detail)
+		put_str(b, "why", ev->detail);
+	if (ev->path)
+		put_str(b, "path", ev->path);
+	/* An abandoned core's size is not known: the writer has it. */
+	if (ev->path && !(ev->cut && !strcmp(ev->cut, "abandoned"))) {
+		sb_json_key(b, "size");
+		sb_printf(b, "%llu", ev->bytes);
+		put_num(b, "threads", (long)ev->count);
+		if (ev->sha256)
+			put_str(b, "sha256", ev->sha256);
+	}
+	if (ev->path) {
+		sb_puts(b, ev->cut ? ",\"truncated\":true"
+				   : ",\"truncated\":false");
+		if (ev->cut)
+			put_str(b, "cut", ev->cut);
+	}
+	if (ev->error)
+		put_str(b, "error", ev->error);
+}
+
+/* What a process runs (an exec, or what a process left behind runs). */
+static void put_exec(struct sbuf *b, const struct corral_event *ev)
+{
+	put_task(b, ev);
+	if (ev->path)
+		put_str(b, "path", ev->path);
+	if (ev->argv) {
+		sb_json_key(b, "argv");
+		sb_json_strv(b, ev->argv);
+	}
+	if (ev->former)
+		put_num(b, "former", ev->former);
+	if (ev->cwd)
+		put_str(b, "cwd", ev->cwd);
+}
+
+/* How a task ended, and what it used when that was read. */
+static void put_exit(struct sbuf *b, const struct corral_event *ev)
+{
+	put_task(b, ev);
+	if (ev->sig) {
+		put_signal(b, ev->sig);
+		sb_puts(b, ev->core ? ",\"core\":true" : ",\"core\":false");
+	} else {
+		put_num(b, "status", ev->status);
+	}
+	if (ev->has_rusage) {
+		put_time(b, "cpu_user", ev->cpu_user);
+		put_time(b, "cpu_sys", ev->cpu_sys);
+		put_num(b, "max_rss", ev->max_rss);
+	}
+}
+
+/* An audited call: what, the verdict, why, and where (its stack). */
+static void put_escape(struct sbuf *b, const struct corral_event *ev)
+{
+	put_task(b, ev);
+	if (ev->detail)
+		put_str(b, "call", ev->detail);
+	if (ev->verdict)
+		put_str(b, "verdict", ev->verdict);
+	if (ev->error && *ev->error)
+		put_str(b, "why", ev->error);
+	if (ev->frames)
+		put_frames(b, ev->frames, ev->nframes);
+	if (ev->cut) { /* as a core's: short, and why */
+		sb_puts(b, ",\"truncated\":true");
+		put_str(b, "cut", ev->cut);
+	}
+}
+
+/* A stack taken (why, its frames, cut short or failed). */
+static void put_stack(struct sbuf *b, const struct corral_event *ev)
+{
+	put_task(b, ev);
+	if (ev->detail)
+		put_str(b, "why", ev->detail);
+	put_frames(b, ev->frames, ev->nframes);
+	if (ev->error)
+		put_str(b, "error", ev->error);
+	if (ev->cut) { /* as a core's: short, and why */
+		sb_puts(b, ",\"truncated\":true");
+		put_str(b, "cut", ev->cut);
+	}
+}
+
 /*
- * One line. The switch names every event type, with no default: a type
- * added to events.def and corral.h without its keys here does not build
- * (-Wswitch). The keys written are those events.def lists
+ * One line, sealed into the chain; the larger events' keys are put by
+ * the put_*() steps above. The switch names every event type, with no
+ * default: a type added to events.def and corral.h without its keys here
+ * does not build (-Wswitch). The keys written are those events.def lists
  * (tests/unit/test_events.c writes one of each and reads them back).
  */
 static void format(struct corral *c, const struct corral_event *ev,
@@ -334,29 +429,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 		sb_puts(b, ev->raw ? ev->raw : "[]");
 		break;
 	case CORRAL_EV_CORE:
-		/* A budget note has no pid: it is about the round. */
-		if (ev->pid)
-			put_num(b, "pid", ev->pid);
-		if (ev->detail)
-			put_str(b, "why", ev->detail);
-		if (ev->path)
-			put_str(b, "path", ev->path);
-		/* An abandoned core's size is not known: the writer has it. */
-		if (ev->path && !(ev->cut && !strcmp(ev->cut, "abandoned"))) {
-			sb_json_key(b, "size");
-			sb_printf(b, "%llu", ev->bytes);
-			put_num(b, "threads", (long)ev->count);
-			if (ev->sha256)
-				put_str(b, "sha256", ev->sha256);
-		}
-		if (ev->path) {
-			sb_puts(b, ev->cut ? ",\"truncated\":true"
-					   : ",\"truncated\":false");
-			if (ev->cut)
-				put_str(b, "cut", ev->cut);
-		}
-		if (ev->error)
-			put_str(b, "error", ev->error);
+		put_core(b, ev);
 		break;
 	case CORRAL_EV_FUSE_ABORT:
 		put_num(b, "conn", (long)ev->conn);
@@ -382,17 +455,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 		break;
 	case CORRAL_EV_EXEC:
 	case CORRAL_EV_LEFT:
-		put_task(b, ev);
-		if (ev->path)
-			put_str(b, "path", ev->path);
-		if (ev->argv) {
-			sb_json_key(b, "argv");
-			sb_json_strv(b, ev->argv);
-		}
-		if (ev->former)
-			put_num(b, "former", ev->former);
-		if (ev->cwd)
-			put_str(b, "cwd", ev->cwd);
+		put_exec(b, ev);
 		break;
 	case CORRAL_EV_SIGNAL:
 	case CORRAL_EV_STOP:
@@ -400,34 +463,10 @@ static void format(struct corral *c, const struct corral_event *ev,
 		put_signal(b, ev->sig);
 		break;
 	case CORRAL_EV_EXIT:
-		put_task(b, ev);
-		if (ev->sig) {
-			put_signal(b, ev->sig);
-			sb_puts(b, ev->core ? ",\"core\":true"
-					    : ",\"core\":false");
-		} else {
-			put_num(b, "status", ev->status);
-		}
-		if (ev->has_rusage) {
-			put_time(b, "cpu_user", ev->cpu_user);
-			put_time(b, "cpu_sys", ev->cpu_sys);
-			put_num(b, "max_rss", ev->max_rss);
-		}
+		put_exit(b, ev);
 		break;
 	case CORRAL_EV_ESCAPE:
-		put_task(b, ev);
-		if (ev->detail)
-			put_str(b, "call", ev->detail);
-		if (ev->verdict)
-			put_str(b, "verdict", ev->verdict);
-		if (ev->error && *ev->error)
-			put_str(b, "why", ev->error);
-		if (ev->frames)
-			put_frames(b, ev->frames, ev->nframes);
-		if (ev->cut) { /* as a core's: short, and why */
-			sb_puts(b, ",\"truncated\":true");
-			put_str(b, "cut", ev->cut);
-		}
+		put_escape(b, ev);
 		break;
 	case CORRAL_EV_PTRACE:
 		put_task(b, ev);
@@ -439,16 +478,7 @@ static void format(struct corral *c, const struct corral_event *ev,
 			put_str(b, "detail", ev->detail);
 		break;
 	case CORRAL_EV_STACK:
-		put_task(b, ev);
-		if (ev->detail)
-			put_str(b, "why", ev->detail);
-		put_frames(b, ev->frames, ev->nframes);
-		if (ev->error)
-			put_str(b, "error", ev->error);
-		if (ev->cut) { /* as a core's: short, and why */
-			sb_puts(b, ",\"truncated\":true");
-			put_str(b, "cut", ev->cut);
-		}
+		put_stack(b, ev);
 		break;
 	case CORRAL_EV_FORK:
 	case CORRAL_EV_VFORK:
