@@ -55,7 +55,10 @@ PY
 
 RUN_LABEL="members posing as corrals"
 start -- "$CORRAL" run -q -- sh -c 'python3 "$1" dump & python3 "$1" nodump & wait' sh "$T/m.py" || exit 1
-await '^READY ' && A=$MATCH && await '^READY ' && B=$MATCH
+# two python3 starts (ctypes, socket) under corral: 20 s ran out once in
+# make test on a machine at load 15 (not seen again in 14 runs, 8 of them
+# side by side beside two CPU hogs); the bound is a safety net
+await '^READY ' 60 && A=$MATCH && await '^READY ' 60 && B=$MATCH
 if [ -n "${A:-}" ] && [ -n "${B:-}" ]; then
 	for m in "$A" "$B"; do
 		set -- $m
