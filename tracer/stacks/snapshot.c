@@ -145,7 +145,7 @@ double snapshot_due(const struct corral *c)
 	const struct snapshot_part *sn = &c->snapshot;
 	if (!sn->wanted)
 		return -1;
-	/* snap_last is 0 before the first: the first is due at once. */
+	/* last is 0 before the first: the first is due at once. */
 	return sn->last > 0 ? sn->last + SNAP_INTERVAL : 0;
 }
 
