@@ -86,7 +86,9 @@ end_run
 RUN_LABEL="SIGUSR1 with --stacks snapshot"
 start -- "$CORRAL" run -q --stacks snapshot -- sh -c 'echo READY; exec sleep 1000' || exit 1
 await '^READY'
-execed() { grep -q 'sleep 1000' /proc/"$(pgrep -P "$PID" | head -n 1)"/cmdline 2>/dev/null; }
+# the member is sleep once it exec'd (its comm; cmdline's words are NUL-separated,
+# which the grep for 'sleep 100' here never matched: every run waited out its bound)
+execed() { [ "$(cat /proc/"$(pgrep -P "$PID" | head -n 1)"/comm 2>/dev/null)" = sleep ]; }
 poll_until 60 execed || note "the member's exec of sleep not seen in 60 s"  # its stack is asked anyway
 kill -USR1 "$PID"
 wait_err '^stack of [0-9]+ \(process [0-9]+\):$'
