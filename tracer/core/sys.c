@@ -164,6 +164,27 @@ static pid_t real_pgid(void *ctx, pid_t tid)
 	return g > 0 ? g : 0;
 }
 
+/*
+ * process_vm_readv/writev() need the same rights over the task as a
+ * debugger's attach; a non-dumpable member under an unprivileged corral
+ * refuses them with EPERM, but its tracer may still go through
+ * /proc/PID/mem.  One fallback for both directions.
+ */
+static ssize_t proc_mem_io(pid_t tid, uint64_t addr, void *buf, size_t len,
+			   bool write)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write ? pwrite(fd, buf, len, (off_t)addr)
+			  : pread(fd, buf, len, (off_t)addr);
+	int e = errno;
+	close(fd);
+	return n < 0 ? -e : n;
+}
+
 static ssize_t real_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
 			     size_t len)
 {
@@ -172,23 +193,9 @@ static ssize_t real_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf,
 	ssize_t n = process_vm_readv(tid, &l, 1, &r, 1, 0);
 	if (n >= 0 || errno != EPERM)
 		return n < 0 ? -errno : n;
-	/* Not dumpable: its tracer may still read /proc/PID/mem. */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, len, (off_t)addr);
-	int e = errno;
-	close(fd);
-	return n < 0 ? -e : n;
+	return proc_mem_io(tid, addr, buf, len, false);
 }
 
-/*
- * process_vm_writev() needs the same rights over the task as a debugger's
- * attach; a non-dumpable member under an unprivileged corral refuses it,
- * but its tracer may still write through /proc/PID/mem.
- */
 static ssize_t real_write_mem(void *ctx, pid_t tid, uint64_t addr,
 			      const void *buf, size_t len)
 {
@@ -197,15 +204,7 @@ static ssize_t real_write_mem(void *ctx, pid_t tid, uint64_t addr,
 	ssize_t n = process_vm_writev(tid, &l, 1, &r, 1, 0);
 	if (n >= 0 || errno != EPERM)
 		return n < 0 ? -errno : n;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pwrite(fd, buf, len, (off_t)addr);
-	int e = errno;
-	close(fd);
-	return n < 0 ? -e : n;
+	return proc_mem_io(tid, addr, (void *)buf, len, true);
 }
 
 static int real_creds(void *ctx, pid_t tid, struct procfs_creds *out)
@@ -216,7 +215,8 @@ static int real_creds(void *ctx, pid_t tid, struct procfs_creds *out)
 static int real_yama_scope(void *ctx)
 {
 	char b[16] = {0};
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope",
+		      O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* no Yama */
 	ssize_t n = read(fd, b, sizeof(b) - 1);
