@@ -69,7 +69,8 @@ SOFILE  := libcorral.so.$(VERSION)
 # link (--no-undefined, without libseccomp and libunwind) fails if one of
 # them needs more than these.
 JLIB_SRC := tracer/base/abi.c tracer/journal/chain.c tracer/base/grow.c tracer/base/json.c \
-	tracer/base/names.c tracer/base/quote.c tracer/base/safe_open.c tracer/journal/verify.c \
+	tracer/base/log.c tracer/base/names.c tracer/base/quote.c tracer/base/safe_open.c \
+	tracer/journal/verify.c \
 	$(wildcard report/*.c)
 JLIB_OBJ := $(JLIB_SRC:%.c=$(BUILD)/obj/%.o)
 JSONAME  := libcorral-journal.so.$(SOMAJOR)
@@ -380,7 +381,7 @@ FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 
 VERIFY_FUZZ_SRC := tracer/journal/chain.c tracer/base/json.c tracer/base/grow.c \
-		   tracer/base/safe_open.c
+		   tracer/base/log.c tracer/base/safe_open.c
 $(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) $(PUB_H) $(TRACER_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) \

@@ -1,5 +1,6 @@
 /*
- * log.c - the library's messages for a person: a journal that cannot be
+ * log.c - the library's messages for a person (and err_fmt, the setup
+ * code's "say why, return -errno"): a journal that cannot be
  * written, a core that could not be made. They go to the caller's
  * callback (corral_config.log), the CLI's prints them on stderr; without
  * one they go nowhere: a library does not write on its host's stderr
@@ -22,4 +23,13 @@ void log_msg(corral_log_fn fn, void *arg, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fn(buf, arg);
+}
+
+int err_fmt(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -e;
 }

@@ -22,19 +22,8 @@
 #include <unistd.h>
 
 #include "corral.h"
+#include "log.h"
 #include "safe_open.h"
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -e;
-}
 
 /*
  * Without openat2 (before Linux 5.6, or a seccomp policy that refuses it):
@@ -199,24 +188,25 @@ static int open_parent(const char *path, const char *what, const char **namep,
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
 	if (!len || !*name || !strcmp(name, ".") || !strcmp(name, ".."))
-		return fail(err, errlen, EISDIR, "%s %s: not a file name", what,
-			    path);
+		return err_fmt(err, errlen, EISDIR, "%s %s: not a file name",
+			       what, path);
 	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!dir)
-		return fail(err, errlen, ENOMEM, "%s %s: out of memory", what,
-			    path);
+		return err_fmt(err, errlen, ENOMEM, "%s %s: out of memory",
+			       what, path);
 	int dirfd = open_dir(*dir ? dir : "/");
 	free(dir);
 	if (dirfd == -ELOOP)
-		return fail(err, errlen, ELOOP,
-			    "%s %s: a directory on its path is a symbolic "
-			    "link, which corral does not follow in the path of "
-			    "a file it writes or reads (give the real path: "
-			    "realpath)",
-			    what, path);
+		return err_fmt(
+			err, errlen, ELOOP,
+			"%s %s: a directory on its path is a symbolic "
+			"link, which corral does not follow in the path of "
+			"a file it writes or reads (give the real path: "
+			"realpath)",
+			what, path);
 	if (dirfd < 0)
-		return fail(err, errlen, -dirfd, "%s %s: %s", what, path,
-			    strerror(-dirfd));
+		return err_fmt(err, errlen, -dirfd, "%s %s: %s", what, path,
+			       strerror(-dirfd));
 	*namep = name;
 	return dirfd;
 }
@@ -233,11 +223,11 @@ static int create_new(int dirfd, const char *name, const char *path,
 	const char *what = o->what ? o->what : "file";
 	const struct safe_forbid *f = forbidden(dirfd, NULL, o);
 	if (f)
-		return fail(err, errlen, EPERM,
-			    "%s %s: inside %s, where a member of "
-			    "the run can change or replace it: "
-			    "keep it outside",
-			    what, path, f->what);
+		return err_fmt(err, errlen, EPERM,
+			       "%s %s: inside %s, where a member of "
+			       "the run can change or replace it: "
+			       "keep it outside",
+			       what, path, f->what);
 	int fd = openat(dirfd, name,
 			acc | o->oflags | O_CREAT | O_EXCL | O_NOFOLLOW |
 				O_CLOEXEC | O_NOCTTY,
@@ -245,8 +235,8 @@ static int create_new(int dirfd, const char *name, const char *path,
 	if (fd < 0 && errno == EEXIST)
 		return LOOK_AGAIN;
 	if (fd < 0)
-		return fail(err, errlen, errno, "%s %s: %s", what, path,
-			    strerror(errno));
+		return err_fmt(err, errlen, errno, "%s %s: %s", what, path,
+			       strerror(errno));
 	fstat(fd, &o->st);
 	o->created = true;
 	return fd;
@@ -270,36 +260,36 @@ static int check_existing(int dirfd, const struct stat *st, const char *path,
 	const struct safe_forbid *f =
 		ok && (o->flags & SAFE_WRITE) ? forbidden(dirfd, st, o) : NULL;
 	if (!ok && S_ISLNK(st->st_mode))
-		return fail(err, errlen, ELOOP,
-			    "%s %s: a symbolic link, which corral does "
-			    "not follow to a file it %s (a member of a "
-			    "run may have put it there): remove it or "
-			    "give the real path",
-			    what, path,
-			    (o->flags & SAFE_WRITE) ? "writes" : "reads");
+		return err_fmt(err, errlen, ELOOP,
+			       "%s %s: a symbolic link, which corral does "
+			       "not follow to a file it %s (a member of a "
+			       "run may have put it there): remove it or "
+			       "give the real path",
+			       what, path,
+			       (o->flags & SAFE_WRITE) ? "writes" : "reads");
 	if (!ok)
-		return fail(err, errlen, EPERM,
-			    "%s %s: %s: corral %s only a regular file%s", what,
-			    path, kind(st),
-			    (o->flags & SAFE_WRITE) ? "writes" : "reads",
-			    (o->flags & SAFE_FIFO) ? " or a FIFO" : "");
+		return err_fmt(err, errlen, EPERM,
+			       "%s %s: %s: corral %s only a regular file%s",
+			       what, path, kind(st),
+			       (o->flags & SAFE_WRITE) ? "writes" : "reads",
+			       (o->flags & SAFE_FIFO) ? " or a FIFO" : "");
 	if (f)
-		return fail(err, errlen, EPERM,
-			    "%s %s: inside %s, where a member of the run "
-			    "can change or replace it: keep it outside",
-			    what, path, f->what);
+		return err_fmt(err, errlen, EPERM,
+			       "%s %s: inside %s, where a member of the run "
+			       "can change or replace it: keep it outside",
+			       what, path, f->what);
 	if (reg && (o->flags & SAFE_WRITE) && st->st_uid != geteuid())
-		return fail(err, errlen, EPERM,
-			    "%s %s: owned by uid %u, not by corral's "
-			    "(%u): not truncated (remove it, or give "
-			    "another path)",
-			    what, path, (unsigned)st->st_uid,
-			    (unsigned)geteuid());
+		return err_fmt(err, errlen, EPERM,
+			       "%s %s: owned by uid %u, not by corral's "
+			       "(%u): not truncated (remove it, or give "
+			       "another path)",
+			       what, path, (unsigned)st->st_uid,
+			       (unsigned)geteuid());
 	if (reg && (o->flags & SAFE_WRITE) && st->st_nlink > 1)
-		return fail(err, errlen, EPERM,
-			    "%s %s: has %lu hard links: not truncated "
-			    "(it may be another file's name too)",
-			    what, path, (unsigned long)st->st_nlink);
+		return err_fmt(err, errlen, EPERM,
+			       "%s %s: has %lu hard links: not truncated "
+			       "(it may be another file's name too)",
+			       what, path, (unsigned long)st->st_nlink);
 	return 0;
 }
 
@@ -317,15 +307,15 @@ static int open_checked(int pfd, int dirfd, const char *name, const char *path,
 	if (fd == -EAGAIN)
 		return LOOK_AGAIN;
 	if (fd == -ENXIO)
-		return fail(err, errlen, ENXIO, "%s %s: a FIFO with no reader",
-			    what, path);
+		return err_fmt(err, errlen, ENXIO,
+			       "%s %s: a FIFO with no reader", what, path);
 	if (fd < 0)
-		return fail(err, errlen, -fd, "%s %s: %s", what, path,
-			    strerror(-fd));
+		return err_fmt(err, errlen, -fd, "%s %s: %s", what, path,
+			       strerror(-fd));
 	if (S_ISREG(st->st_mode) && (o->flags & SAFE_WRITE) &&
 	    ftruncate(fd, 0) < 0) {
-		int r = fail(err, errlen, errno, "%s %s: %s", what, path,
-			     strerror(errno));
+		int r = err_fmt(err, errlen, errno, "%s %s: %s", what, path,
+				strerror(errno));
 		close(fd);
 		return r;
 	}
@@ -343,13 +333,13 @@ static int look(int dirfd, const char *name, const char *path,
 	if (pfd < 0 && errno == ENOENT && (o->flags & SAFE_WRITE))
 		return create_new(dirfd, name, path, o, acc, err, errlen);
 	if (pfd < 0)
-		return fail(err, errlen, errno, "%s %s: %s", what, path,
-			    strerror(errno));
+		return err_fmt(err, errlen, errno, "%s %s: %s", what, path,
+			       strerror(errno));
 	struct stat st;
 	int r;
 	if (fstat(pfd, &st) < 0)
-		r = fail(err, errlen, errno, "%s %s: %s", what, path,
-			 strerror(errno));
+		r = err_fmt(err, errlen, errno, "%s %s: %s", what, path,
+			    strerror(errno));
 	else
 		r = check_existing(dirfd, &st, path, o, err, errlen);
 	if (r == 0)
@@ -373,8 +363,8 @@ int safe_open(const char *path, struct safe_open *o, char *err, size_t errlen)
 	for (int tries = 0; r == LOOK_AGAIN && tries < 8; tries++)
 		r = look(dirfd, name, path, o, err, errlen);
 	if (r == LOOK_AGAIN)
-		r = fail(err, errlen, EAGAIN,
-			 "%s %s: the file keeps being replaced", what, path);
+		r = err_fmt(err, errlen, EAGAIN,
+			    "%s %s: the file keeps being replaced", what, path);
 	close(dirfd);
 	return r;
 }
@@ -412,8 +402,8 @@ int corral_open_file(const char *path, int how, char *err, size_t errlen)
 	if (n >= 0) {
 		/* A descriptor the caller opened: used as given. */
 		int fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? fail(err, errlen, errno, "%s: %s", path,
-				     strerror(errno))
+		return fd < 0 ? err_fmt(err, errlen, errno, "%s: %s", path,
+					strerror(errno))
 			      : fd;
 	}
 	struct safe_open o = {
@@ -426,7 +416,7 @@ int corral_open_file(const char *path, int how, char *err, size_t errlen)
 		.what = how == CORRAL_OPEN_WRITE ? "output" : "",
 	};
 	if (how != CORRAL_OPEN_WRITE && how != CORRAL_OPEN_READ)
-		return fail(err, errlen, EINVAL, "bad mode");
+		return err_fmt(err, errlen, EINVAL, "bad mode");
 	int fd = safe_open(path, &o, err, errlen);
 	if (fd >= 0 && o.oflags)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

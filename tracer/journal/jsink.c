@@ -39,18 +39,6 @@
 #include "log.h"
 #include "safe_open.h"
 
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -e;
-}
-
 /* "/dev/fd/N" or "/proc/self/fd/N" -> N; "/dev/stdout" 1, "/dev/stderr" 2. */
 static int fd_of_path(const char *p)
 {
@@ -79,15 +67,15 @@ static int open_given(struct jsink *s, int n, char *err, size_t errlen)
 	snprintf(s->name, sizeof(s->name), "descriptor %d", n);
 	int fl = fcntl(n, F_GETFL);
 	if (fl < 0)
-		return fail(err, errlen, errno, "journal fd %d: %s", n,
-			    strerror(errno));
+		return err_fmt(err, errlen, errno, "journal fd %d: %s", n,
+			       strerror(errno));
 	if ((fl & O_ACCMODE) == O_RDONLY)
-		return fail(err, errlen, EBADF,
-			    "journal fd %d is not open for writing", n);
+		return err_fmt(err, errlen, EBADF,
+			       "journal fd %d is not open for writing", n);
 	struct stat st;
 	if (fstat(n, &st) < 0)
-		return fail(err, errlen, errno, "journal fd %d: %s", n,
-			    strerror(errno));
+		return err_fmt(err, errlen, errno, "journal fd %d: %s", n,
+			       strerror(errno));
 	/*
 	 * A descriptor flag, ours alone: the command must not inherit it.
 	 * Except stdout and stderr (-j -): those are the command's too, and
@@ -111,8 +99,9 @@ static int open_given(struct jsink *s, int n, char *err, size_t errlen)
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", n);
 		s->fd = open(p, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (s->fd < 0 && errno == ENXIO)
-			return fail(err, errlen, ENXIO,
-				    "journal fd %d: the pipe has no reader", n);
+			return err_fmt(err, errlen, ENXIO,
+				       "journal fd %d: the pipe has no reader",
+				       n);
 		if (s->fd < 0) {
 			/*
 			 * No /proc: share the caller's description, made
@@ -124,8 +113,8 @@ static int open_given(struct jsink *s, int n, char *err, size_t errlen)
 		}
 	}
 	if (s->fd < 0)
-		return fail(err, errlen, errno, "journal fd %d: %s", n,
-			    strerror(errno));
+		return err_fmt(err, errlen, errno, "journal fd %d: %s", n,
+			       strerror(errno));
 	return 0;
 }
 
@@ -155,10 +144,10 @@ static int open_path(struct jsink *s, const char *p,
 	};
 	int fd = safe_open(p, &o, err, errlen);
 	if (fd == -ENXIO)
-		return fail(err, errlen, ENXIO,
-			    "journal %s: a FIFO with no reader (start the "
-			    "reader first)",
-			    p);
+		return err_fmt(err, errlen, ENXIO,
+			       "journal %s: a FIFO with no reader (start the "
+			       "reader first)",
+			       p);
 	if (fd < 0)
 		return fd;
 	s->fd = fd;
@@ -252,8 +241,9 @@ static void write_error(struct jsink *s, int e)
 {
 	if (e == ENOSPC || e == EDQUOT) {
 		/* Space may come back: keep the queue, retry at each line. */
-		say(s, e, "lines are kept queued (bounded) and retried; what "
-			  "cannot be written is counted as lost");
+		say(s, e,
+		    "lines are kept queued (bounded) and retried; what "
+		    "cannot be written is counted as lost");
 		return;
 	}
 	say(s, e, "no more lines can be written; they are counted as lost");
@@ -264,8 +254,7 @@ static void write_error(struct jsink *s, int e)
 /* The digest of the line ending at q[end] ('\n'): ...,"h":"<hex>"}\n */
 static void note_written(struct jsink *s, size_t end)
 {
-	if (end >= CHAIN_HEX + 8 &&
-	    !memcmp(s->q + end - 2, "\"}", 2) &&
+	if (end >= CHAIN_HEX + 8 && !memcmp(s->q + end - 2, "\"}", 2) &&
 	    !memcmp(s->q + end - 2 - CHAIN_HEX - 6, ",\"h\":\"", 6)) {
 		memcpy(s->last_h, s->q + end - 2 - CHAIN_HEX, CHAIN_HEX);
 		s->last_h[CHAIN_HEX] = 0;
@@ -292,9 +281,10 @@ void jsink_flush(struct jsink *s)
 	while (s->head < s->len && !s->dead) {
 		size_t n = chunk(s);
 		const char *p = s->q + s->head;
-		ssize_t w = s->kind == JS_SOCKET
-				    ? send(s->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL)
-				    : write(s->fd, p, n);
+		ssize_t w =
+			s->kind == JS_SOCKET
+				? send(s->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+				: write(s->fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -342,10 +332,12 @@ void jsink_flush(struct jsink *s)
 			s->later_at = 0;
 		}
 		if (done < n && s->kind == JS_FILE) {
-			/* Short: the next write would say why; at the next line. */
+			/* Short: the next write would say why; at the next
+			 * line. */
 			if (!s->said)
-				say(s, ENOSPC, "lines are kept queued (bounded) "
-					       "and retried");
+				say(s, ENOSPC,
+				    "lines are kept queued (bounded) "
+				    "and retried");
 			return;
 		}
 	}

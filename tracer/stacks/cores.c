@@ -46,8 +46,8 @@
 #include "internal.h"
 #include "log.h"
 
-#define CORES_SLACK 0.5 /* seconds past the budget for a worker to finish */
-#define CORES_BYTES_DEFAULT (1ull << 30)
+#define CORES_SLACK	      0.5 /* seconds past the budget for a worker to finish */
+#define CORES_BYTES_DEFAULT   (1ull << 30)
 #define CORES_SECONDS_DEFAULT 10.0
 
 struct pending {
@@ -72,17 +72,6 @@ struct cores {
 };
 
 /* ---------------------------------------------------------------- setup */
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return e;
-}
 
 static int parse_filter(struct cores *k, const char *s, char *err,
 			size_t errlen)
@@ -129,10 +118,11 @@ static int parse_filter(struct cores *k, const char *s, char *err,
 	}
 	free(copy);
 	if (r == -EINVAL)
-		fail(err, errlen, r,
-		     "invalid --core-filter '%s' (a comma list of all, root, "
-		     "running, name=PROG, max=N)",
-		     s);
+		err_fmt(err, errlen, -r,
+			"invalid --core-filter '%s' (a comma list of all, "
+			"root, "
+			"running, name=PROG, max=N)",
+			s);
 	return r;
 }
 
@@ -183,8 +173,8 @@ static const char *writable_by_tree(const struct corral_config *cfg,
 	return NULL;
 }
 
-static int open_dir(struct cores *k, const struct corral_config *cfg,
-		    char *err, size_t errlen)
+static int open_dir(struct cores *k, const struct corral_config *cfg, char *err,
+		    size_t errlen)
 {
 	const char *d = cfg->core_dir;
 	char abs[PATH_MAX];
@@ -193,23 +183,25 @@ static int open_dir(struct cores *k, const struct corral_config *cfg,
 	} else {
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof(cwd)))
-			return fail(err, errlen, -errno, "--core-dir: getcwd: %s",
-				    strerror(errno));
+			return err_fmt(err, errlen, errno,
+				       "--core-dir: getcwd: %s",
+				       strerror(errno));
 		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, d) >=
 		    sizeof(abs))
-			return fail(err, errlen, -ENAMETOOLONG,
-				    "--core-dir: path too long");
+			return err_fmt(err, errlen, ENAMETOOLONG,
+				       "--core-dir: path too long");
 	}
 	size_t n = strlen(abs);
 	while (n > 1 && abs[n - 1] == '/')
 		abs[--n] = 0;
 	const char *who = writable_by_tree(cfg, abs);
 	if (who)
-		return fail(err, errlen, -EPERM,
-			    "--core-dir %s: inside %s, which the sandboxed "
-			    "tree may write (cores hold its secrets and it "
-			    "could replace them): choose a directory outside",
-			    d, who);
+		return err_fmt(
+			err, errlen, EPERM,
+			"--core-dir %s: inside %s, which the sandboxed "
+			"tree may write (cores hold its secrets and it "
+			"could replace them): choose a directory outside",
+			d, who);
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS};
 	/* Create the last component if absent (the parent must exist). */
@@ -217,20 +209,20 @@ static int open_dir(struct cores *k, const struct corral_config *cfg,
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%.*s",
 		 slash == abs ? 1 : (int)(slash - abs), abs);
-	int pfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how,
-			       sizeof(how));
+	int pfd =
+		(int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
 	if (pfd < 0)
-		return fail(err, errlen, -errno, "--core-dir %s: %s%s", d,
-			    strerror(errno),
-			    errno == ELOOP ? " (a symlink in the path: give "
-					     "its real path)"
-					   : "");
+		return err_fmt(err, errlen, errno, "--core-dir %s: %s%s", d,
+			       strerror(errno),
+			       errno == ELOOP ? " (a symlink in the path: give "
+						"its real path)"
+					      : "");
 	const char *last = slash[1] ? slash + 1 : ".";
 	if (mkdirat(pfd, last, 0700) < 0 && errno != EEXIST) {
 		int e = errno;
 		close(pfd);
-		return fail(err, errlen, -e, "--core-dir %s: %s", d,
-			    strerror(e));
+		return err_fmt(err, errlen, e, "--core-dir %s: %s", d,
+			       strerror(e));
 	}
 	how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
@@ -238,21 +230,21 @@ static int open_dir(struct cores *k, const struct corral_config *cfg,
 	int e = errno;
 	close(pfd);
 	if (fd < 0)
-		return fail(err, errlen, -e, "--core-dir %s: %s%s", d,
-			    strerror(e),
-			    e == ELOOP || e == ENOTDIR
-				    ? " (a symlink, or not a directory: "
-				      "refused)"
-				    : "");
+		return err_fmt(err, errlen, e, "--core-dir %s: %s%s", d,
+			       strerror(e),
+			       e == ELOOP || e == ENOTDIR
+				       ? " (a symlink, or not a directory: "
+					 "refused)"
+				       : "");
 	struct stat st;
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
 	    (st.st_mode & 022)) {
 		close(fd);
-		return fail(err, errlen, -EPERM,
-			    "--core-dir %s: must belong to you and be "
-			    "writable by no one else (mode 0700 is what "
-			    "corral creates)",
-			    d);
+		return err_fmt(err, errlen, EPERM,
+			       "--core-dir %s: must belong to you and be "
+			       "writable by no one else (mode 0700 is what "
+			       "corral creates)",
+			       d);
 	}
 	k->dirfd = fd;
 	k->dir = strdup(abs);
@@ -264,16 +256,17 @@ int cores_open(struct corral *c, char *err, size_t errlen)
 	const struct corral_config *cfg = &c->cfg;
 	if (!cfg->core)
 		return 0;
-	if (cfg->core & ~(uint64_t)(CORRAL_STACKS_TIMEOUT |
-				    CORRAL_STACKS_SIGNAL |
-				    CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE))
-		return fail(err, errlen, -EINVAL,
-			    "--core: only timeout, signal, crash, escape");
+	if (cfg->core &
+	    ~(uint64_t)(CORRAL_STACKS_TIMEOUT | CORRAL_STACKS_SIGNAL |
+			CORRAL_STACKS_CRASH | CORRAL_STACKS_ESCAPE))
+		return err_fmt(err, errlen, EINVAL,
+			       "--core: only timeout, signal, crash, escape");
 	if (!cfg->core_dir || !*cfg->core_dir)
-		return fail(err, errlen, -EINVAL,
-			    "--core needs --core-dir DIR (where the cores go)");
+		return err_fmt(
+			err, errlen, EINVAL,
+			"--core needs --core-dir DIR (where the cores go)");
 	if (cfg->core_budget_seconds < 0)
-		return fail(err, errlen, -EINVAL, "negative --core-budget");
+		return err_fmt(err, errlen, EINVAL, "negative --core-budget");
 	struct cores *k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -328,9 +321,9 @@ static bool name_ok(const struct cores *k, const struct task *p)
 	for (size_t i = 0; i < k->nnames; i++) {
 		const char *want = k->names[i];
 		for (int n = 0; n < 2; n++)
-			if (progs[n] && (strchr(want, '/')
-						 ? !strcmp(progs[n], want)
-						 : !strcmp(base(progs[n]), want)))
+			if (progs[n] &&
+			    (strchr(want, '/') ? !strcmp(progs[n], want)
+					       : !strcmp(base(progs[n]), want)))
 				return true;
 	}
 	return false;
@@ -555,12 +548,12 @@ static void file_name(char *buf, size_t len, const struct task *p, pid_t pid)
 	const char *b = path ? base(path) : NULL;
 	size_t k = 0;
 	for (; b && *b && k < sizeof(prog) - 1; b++)
-		prog[k++] = ((*b >= 'a' && *b <= 'z') ||
-			     (*b >= 'A' && *b <= 'Z') ||
-			     (*b >= '0' && *b <= '9') || *b == '-' ||
-			     *b == '_' || *b == '+')
-				    ? *b
-				    : '_';
+		prog[k++] =
+			((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
+			 (*b >= '0' && *b <= '9') || *b == '-' || *b == '_' ||
+			 *b == '+')
+				? *b
+				: '_';
 	prog[k] = 0;
 	if (k)
 		snprintf(buf, len, "core.%s.%d", prog, pid);
@@ -572,9 +565,8 @@ static void file_name(char *buf, size_t len, const struct task *p, pid_t pid)
  * Write the cores of the given members (the tree held). sig_tid/sig: a
  * crash. Runs the worker and waits for it within the time left.
  */
-static void write_round(struct corral *c, const char *why,
-			struct member *m, size_t nm, const pid_t *tids,
-			pid_t sig_tid, int sig)
+static void write_round(struct corral *c, const char *why, struct member *m,
+			size_t nm, const pid_t *tids, pid_t sig_tid, int sig)
 {
 	struct cores *k = c->cores;
 	double t0 = mono(), deadline = t0 + k->time_left;
