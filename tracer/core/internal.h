@@ -67,9 +67,9 @@ enum ept_kind {
 struct ept_zombie {
 	struct ept_zombie *next;
 	pid_t tracer_tgid;
-	pid_t vpid;  /* as the tracer names it */
-	int status;  /* its wait status */
-	bool real;   /* the tracer's own child: its real wait collects it */
+	pid_t vpid; /* as the tracer names it */
+	int status; /* its wait status */
+	bool real;  /* the tracer's own child: its real wait collects it */
 };
 
 struct ept {
@@ -454,8 +454,8 @@ void sandbox_run_free(struct corral *c);
 /* What a sandboxed member can write on the host (workspace, binds): the
  * places journal.c keeps its journal out of. */
 struct safe_forbid;
-int sandbox_writable(const struct corral_config *cfg,
-		     struct safe_forbid **out, size_t *n);
+int sandbox_writable(const struct corral_config *cfg, struct safe_forbid **out,
+		     size_t *n);
 void sandbox_writable_free(struct safe_forbid *f, size_t n);
 
 /* ---- pty.c: --pty */
@@ -481,7 +481,7 @@ int groups_prepare(struct corral *c);
 /* In corral, right after fork: the group the command (pid) starts in
  * belongs to the tree; without a pty, corral leaves it. */
 void groups_parent(struct corral *c, pid_t pid);
-void groups_child(struct corral *c);  /* in the child, before exec */
+void groups_child(struct corral *c); /* in the child, before exec */
 void groups_restore(struct corral *c);
 /*
  * Job control. A member of the command's group entered a terminal stop
@@ -582,6 +582,8 @@ void stacks_all(struct corral *c, const char *why);
 bool stacks_wanted(const struct corral *c);
 void stacks_at_ending(struct corral *c);
 bool stacks_is_crash(int sig);
+/* The CORRAL_STACKS_* moment of a reason the tree is ended, *name its word. */
+unsigned stacks_moment(enum corral_reason r, const char **name);
 
 /* ---- cores.c: --core, core files of members (docs/cores.md). */
 int cores_open(struct corral *c, char *err, size_t errlen); /* corral_new */

@@ -712,38 +712,22 @@ out:
 
 /* -------------------------------------------------------------- moments */
 
-static unsigned moment(enum corral_reason r, const char **name)
-{
-	switch (r) {
-	case CORRAL_REASON_TIMEOUT:
-		*name = "timeout";
-		return CORRAL_STACKS_TIMEOUT;
-	case CORRAL_REASON_SIGNAL:
-	case CORRAL_REASON_PARENT:
-	case CORRAL_REASON_REQUEST:
-		*name = "signal";
-		return CORRAL_STACKS_SIGNAL;
-	case CORRAL_REASON_ESCAPE:
-		*name = "escape";
-		return CORRAL_STACKS_ESCAPE;
-	default:
-		*name = NULL;
-		return 0;
-	}
-}
-
+/*
+ * The moments are --stacks' (stacks_moment); k->when never holds
+ * exit-left (cores_new refuses it), so that moment wants no core.
+ */
 bool cores_wanted(const struct corral *c)
 {
 	const char *name;
 	return c->cores &&
-	       (c->cores->when & moment(c->result.res.reason, &name));
+	       (c->cores->when & stacks_moment(c->result.res.reason, &name));
 }
 
 void cores_at_ending(struct corral *c)
 {
 	const char *name;
 	if (cores_wanted(c)) {
-		moment(c->result.res.reason, &name);
+		stacks_moment(c->result.res.reason, &name);
 		round_of(c, name, 0, 0, 0);
 	}
 }

@@ -186,7 +186,7 @@ void stacks_all(struct corral *c, const char *why)
 }
 
 /* The --stacks moment for a reason the tree is ended, and its name. */
-static unsigned moment(enum corral_reason r, const char **name)
+unsigned stacks_moment(enum corral_reason r, const char **name)
 {
 	switch (r) {
 	case CORRAL_REASON_TIMEOUT:
@@ -212,13 +212,14 @@ static unsigned moment(enum corral_reason r, const char **name)
 bool stacks_wanted(const struct corral *c)
 {
 	const char *name;
-	return (c->cfg.stacks & moment(c->result.res.reason, &name)) != 0;
+	return (c->cfg.stacks & stacks_moment(c->result.res.reason, &name)) !=
+	       0;
 }
 
 void stacks_at_ending(struct corral *c)
 {
 	const char *name;
-	if (c->cfg.stacks & moment(c->result.res.reason, &name))
+	if (c->cfg.stacks & stacks_moment(c->result.res.reason, &name))
 		stacks_all(c, name);
 }
 
