@@ -163,6 +163,19 @@ void eptrace_free(struct corral *c)
 	ep->zombies = NULL;
 }
 
+/* Take a record off the list and its task, and free it. */
+static void ept_unlink(struct eptrace_part *ep, struct ept *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		ep->list = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	e->task->ept = NULL;
+	free(e);
+}
+
 /* Free a record that plays no part any more. */
 static void ept_put(struct corral *c, struct ept *e)
 {
@@ -174,14 +187,7 @@ static void ept_put(struct corral *c, struct ept *e)
 	for (struct ept *x = ep->list; x; x = x->next)
 		if (x->tracer == e->task->tid)
 			return; /* still a tracer */
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		ep->list = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	e->task->ept = NULL;
-	free(e);
+	ept_unlink(ep, e);
 }
 
 static void ept_event(struct corral *c, struct task *tracer, pid_t tracee,
@@ -1599,12 +1605,5 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 	if (!x)
 		return;
 	/* Still named as a tracer by nobody now; unlink whatever is left. */
-	if (x->prev)
-		x->prev->next = x->next;
-	else
-		ep->list = x->next;
-	if (x->next)
-		x->next->prev = x->prev;
-	t->ept = NULL;
-	free(x);
+	ept_unlink(ep, x);
 }
