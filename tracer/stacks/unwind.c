@@ -165,28 +165,18 @@ struct corral_unwinder {
 	X(UNW_EBADVERSION)                                                     \
 	X(UNW_ENOINFO)
 
-static const char *step_reason(int err)
+/* Why libunwind gave up, as a stack's "truncated" reason: which call and
+ * its error's name. */
+static const char *uw_reason(int err, bool init)
 {
 	switch (-err) {
 #define X(e)                                                                   \
 	case e:                                                                \
-		return "unw_step: -" #e;
+		return init ? "unw_init_remote: -" #e : "unw_step: -" #e;
 		UW_ERRS(X)
 #undef X
 	}
-	return "unw_step: failed";
-}
-
-static const char *init_reason(int err)
-{
-	switch (-err) {
-#define X(e)                                                                   \
-	case e:                                                                \
-		return "unw_init_remote: -" #e;
-		UW_ERRS(X)
-#undef X
-	}
-	return "unw_init_remote: failed";
+	return init ? "unw_init_remote: failed" : "unw_step: failed";
 }
 
 static unw_accessors_t uw_accessors;
@@ -975,7 +965,7 @@ static int walk_frames(struct corral_unwinder *u, struct uw_proc *p,
 			break;
 		}
 		if (r < 0) {
-			*reason = step_reason(r);
+			*reason = uw_reason(r, false);
 			*failed = true;
 			break;
 		}
@@ -1029,7 +1019,7 @@ static int walk(struct corral_unwinder *u, pid_t tgid, pid_t tid,
 		 * Still worth one frame: the ip is known from the registers and
 		 * says where the thread is, if not how it got there.
 		 */
-		reason = init_reason(r);
+		reason = uw_reason(r, true);
 		*failed = true;
 		if (ip0) {
 			frames[0] = (struct corral_frame){.ip = ip0};
