@@ -12,23 +12,8 @@
 # Beside the others: make install in an up-to-date build writes only under
 # DESTDIR (the Makefile: corral.pc goes straight to its place).
 . "$(dirname "$0")/lib.sh"
-# Under make asan the library is instrumented: so must be what links it.
-SAN=
-nm -u "$BUILD/libcorral.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
-need_corral
-command -v pkg-config >/dev/null || { fail "pkg-config is missing"; done_test; }
+stage_install
 
-MULTIARCH=$(cc -print-multiarch 2>/dev/null)
-LIBDIR=/usr/lib${MULTIARCH:+/$MULTIARCH}
-S=$T/stage
-env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$BUILD" DESTDIR="$S" \
-	PREFIX=/usr LIBDIR="$LIBDIR" LDCONFIG= install >"$T/make.log" 2>&1 ||
-	{ fail "make install failed"; cat "$T/make.log" >&2; done_test; }
-EXDIR=$S/usr/share/doc/corral/examples
-
-# pkg-config sees the stage first, then the system (the requirements).
-export PKG_CONFIG_SYSROOT_DIR=$S
-export PKG_CONFIG_LIBDIR=$S$LIBDIR/pkgconfig:$(pkg-config --variable pc_path pkg-config)
 pkg-config --exists corral || { fail "pkg-config does not find corral in the stage"; done_test; }
 expect_eq "$(pkg-config --modversion corral)" \
 	"$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral/common.h")" "pkg-config --modversion"
@@ -42,12 +27,7 @@ pkg-config --static --libs corral | grep -q -- '-lunwind-ptrace' ||
 # Build with the installed Makefile: shared (rpath to the stage: the only
 # thing taken from elsewhere than pkg-config is where to run from), static.
 for mode in shared static; do
-	mkdir -p "$T/$mode"
-	static=
-	[ $mode = static ] && static=1
-	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$T/$mode" -f "$EXDIR/Makefile" VPATH="$EXDIR" \
-		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror $SAN" \
-		LDFLAGS="-Wl,-rpath,$S$LIBDIR" >"$T/$mode.log" 2>&1 ||
+	stage_make $mode ||
 		{ fail "examples ($mode) do not build"; cat "$T/$mode.log" >&2; continue; }
 	for ex in run_timeout watch_exec poll_loop; do
 		if [ $mode = static ]; then

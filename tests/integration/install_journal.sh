@@ -9,20 +9,9 @@
 # run. The library exports exactly what <corral/common.h>,
 # <corral/journal.h> and <corral/report.h> declare, in CORRAL_JOURNAL_0.
 . "$(dirname "$0")/lib.sh"
-SAN=
-nm -u "$BUILD/libcorral.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
-need_corral
-command -v pkg-config >/dev/null || { fail "pkg-config is missing"; done_test; }
-
+stage_install
 VERSION=$(sed -n 's/^#define CORRAL_VERSION "\(.*\)"/\1/p' "$ROOT/include/corral/common.h")
 MAJOR=${VERSION%%.*}
-MULTIARCH=$(cc -print-multiarch 2>/dev/null)
-LIBDIR=/usr/lib${MULTIARCH:+/$MULTIARCH}
-S=$T/stage
-env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$BUILD" DESTDIR="$S" \
-	PREFIX=/usr LIBDIR="$LIBDIR" LDCONFIG= install >"$T/make.log" 2>&1 ||
-	{ fail "make install failed"; cat "$T/make.log" >&2; done_test; }
-EXDIR=$S/usr/share/doc/corral/examples
 SO=$S$LIBDIR/libcorral-journal.so.$VERSION
 
 # ------------------------------------------------------------ the library
@@ -47,8 +36,6 @@ diff -u "$T/declared" "$T/static.names" >"$T/static.diff" ||
 	{ fail "libcorral-journal.a's globals differ from the reader's headers:"; cat "$T/static.diff" >&2; }
 
 # ------------------------------------------------------------ pkg-config
-export PKG_CONFIG_SYSROOT_DIR=$S
-export PKG_CONFIG_LIBDIR=$S$LIBDIR/pkgconfig:$(pkg-config --variable pc_path pkg-config)
 pkg-config --exists corral-journal || { fail "pkg-config does not find corral-journal"; done_test; }
 expect_eq "$(pkg-config --modversion corral-journal)" "$VERSION" "pkg-config --modversion corral-journal"
 expect_eq "$(echo $(pkg-config --libs corral-journal))" "-L$S$LIBDIR -lcorral-journal" "pkg-config --libs corral-journal"
@@ -57,12 +44,7 @@ pkg-config --static --libs corral-journal | grep -E -- '-l(seccomp|unwind)' &&
 
 # ---------------------------------------- the example, shared and static
 for mode in shared static; do
-	mkdir -p "$T/$mode"
-	static=
-	[ $mode = static ] && static=1
-	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$T/$mode" -f "$EXDIR/Makefile" VPATH="$EXDIR" \
-		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror $SAN" \
-		LDFLAGS="-Wl,-rpath,$S$LIBDIR" check_journal >"$T/$mode.log" 2>&1 ||
+	stage_make $mode check_journal ||
 		{ fail "check_journal ($mode) does not build"; cat "$T/$mode.log" >&2; continue; }
 	P=$T/$mode/check_journal
 	readelf -d "$P" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >"$T/$mode.needed"

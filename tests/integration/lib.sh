@@ -564,6 +564,42 @@ need_corral() {
 	[ -x "$CORRAL" ] || { fail "$CORRAL not built"; exit 1; }
 }
 
+# stage_install: what a third party sees, for the install_* tests: make
+# install of this build into $T/stage (PREFIX=/usr, a multiarch LIBDIR),
+# pkg-config pointed at the stage first and the system after (for the
+# requirements). Sets S (the stage), LIBDIR, EXDIR (the installed
+# examples) and SAN (under make asan the library is instrumented: so must
+# be what links it). Ends the test when the install fails.
+stage_install() {
+	SAN=
+	nm -u "$BUILD/libcorral.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
+	need_corral
+	command -v pkg-config >/dev/null || { fail "pkg-config is missing"; done_test; }
+	local multiarch
+	multiarch=$(cc -print-multiarch 2>/dev/null)
+	LIBDIR=/usr/lib${multiarch:+/$multiarch}
+	S=$T/stage
+	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$BUILD" DESTDIR="$S" \
+		PREFIX=/usr LIBDIR="$LIBDIR" LDCONFIG= install >"$T/make.log" 2>&1 ||
+		{ fail "make install failed"; cat "$T/make.log" >&2; done_test; }
+	EXDIR=$S/usr/share/doc/corral/examples
+	export PKG_CONFIG_SYSROOT_DIR=$S
+	export PKG_CONFIG_LIBDIR=$S$LIBDIR/pkgconfig:$(pkg-config --variable pc_path pkg-config)
+}
+
+# stage_make MODE [TARGET...]: build the installed examples' Makefile in
+# $T/MODE (shared, or static: STATIC=1), -Werror, rpath to the stage; its
+# output in $T/MODE.log.
+stage_make() {
+	local mode=$1 static=
+	shift
+	mkdir -p "$T/$mode"
+	[ "$mode" = static ] && static=1
+	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$T/$mode" -f "$EXDIR/Makefile" VPATH="$EXDIR" \
+		STATIC=$static CFLAGS="-O2 -Wall -Wextra -Werror $SAN" \
+		LDFLAGS="-Wl,-rpath,$S$LIBDIR" "$@" >"$T/$mode.log" 2>&1
+}
+
 need_fixture() {
 	local f
 	for f in "$@"; do
