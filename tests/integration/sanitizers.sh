@@ -11,14 +11,14 @@
 # exits as it does untraced: 1 under ASan, 23 under LSan), a clean one
 # (exits 0), each with 8 threads alive during the check (each thread holds
 # a block only on its stack: a register or stack LSan failed to read would
-# show as a leak) SAN_RUNS times (5 here; `make soak` runs 50), and once
+# show as a leak) SAN_RUNS times (3 here; `make soak` runs 50), and once
 # without threads,
 # plain and --sandbox. Runs as root and as the unprivileged CI user
 # (tests/run.sh). The witness checks that nothing is left after each run.
 . "$(dirname "$0")/lib.sh"
 need_corral
 
-RUNS=${SAN_RUNS:-5}
+RUNS=${SAN_RUNS:-3}
 SRC=$ROOT/tests/fixtures/san_threads.c
 command -v gcc >/dev/null || skip_test "no gcc"
 # The programs live in the sandbox's workspace (the sandbox has its own
