@@ -2,7 +2,7 @@
 #
 #   make bench         the full set: several runs per figure, trees up to
 #                      10,000 members, 100,000 threads; prints a table
-#   make bench-quick   fewer runs and smaller sizes, under 2 minutes
+#   make bench-quick   fewer runs and smaller sizes (74 s to 5 min: docs/bench.md)
 #
 # Results (table.md, results.json, kill-latency.png) go to $(BUILD)/bench/out.
 # Method and the latest figures: docs/bench.md.
