@@ -120,8 +120,7 @@ static int parse_filter(struct cores *k, const char *s, char *err,
 	if (r == -EINVAL)
 		err_fmt(err, errlen, -r,
 			"invalid --core-filter '%s' (a comma list of all, "
-			"root, "
-			"running, name=PROG, max=N)",
+			"root, running, name=PROG, max=N)",
 			s);
 	return r;
 }
