@@ -7,7 +7,9 @@
 # is ended, and corral exits: corral's exit status must be the end line's
 # exit_code every time, and the snapshots at most one per second (plus the
 # first).
-# test: serial (a signal loop as fast as bash can, one core's worth)
+# Not serial: nothing here is timed against a clock (the snapshots' rate
+# can only fall under load), and the loop is one core's worth, as any
+# CPU-bound test beside it.
 . "$(dirname "$0")/lib.sh"
 need_corral
 
