@@ -233,7 +233,7 @@ test: deps
 # Soak: what make test samples, at soak length (docs/testing.md): the
 # instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
 # instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
-# 50 runs of each threaded case instead of 5), the pidfd race (adv_race.sh:
+# 50 runs of each threaded case instead of 3), the pidfd race (adv_race.sh:
 # 20000 attempts a run instead of 2000). Minutes.
 soak: deps
 	$(MAKE) -j$(NPROC) all
