@@ -28,7 +28,11 @@ ANSWER = (b"\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b[Hcorral: 1 process\n"
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(b"\0corral/live/%d" % os.getpid())
 s.listen(8)
-print("READY %s %d" % (sys.argv[1], os.getpid()), flush=True)
+# One write(2) for the line: print() writes the text and its newline apart
+# (strace), and two members print at once, so their lines interleaved
+# ("READY dump 1READY nodump 2", then an empty line) and the second READY
+# never came (seen under two CPU hogs, 1 run in 40).
+os.write(1, b"READY %s %d\n" % (sys.argv[1].encode(), os.getpid()))
 while True:
     c, _ = s.accept()
     try:
@@ -55,9 +59,8 @@ PY
 
 RUN_LABEL="members posing as corrals"
 start -- "$CORRAL" run -q -- sh -c 'python3 "$1" dump & python3 "$1" nodump & wait' sh "$T/m.py" || exit 1
-# two python3 starts (ctypes, socket) under corral: 20 s ran out once in
-# make test on a machine at load 15 (not seen again in 14 runs, 8 of them
-# side by side beside two CPU hogs); the bound is a safety net
+# the bound is a safety net (two python3 starts under corral); what once
+# looked like a slow start was the two READY lines interleaved (m.py)
 await '^READY ' 60 && A=$MATCH && await '^READY ' 60 && B=$MATCH
 if [ -n "${A:-}" ] && [ -n "${B:-}" ]; then
 	for m in "$A" "$B"; do
