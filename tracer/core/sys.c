@@ -171,15 +171,15 @@ static pid_t real_pgid(void *ctx, pid_t tid)
  * /proc/PID/mem.  One fallback for both directions.
  */
 static ssize_t proc_mem_io(pid_t tid, uint64_t addr, void *buf, size_t len,
-			   bool write)
+			   bool to_member)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
-	int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	int fd = open(path, (to_member ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ssize_t n = write ? pwrite(fd, buf, len, (off_t)addr)
-			  : pread(fd, buf, len, (off_t)addr);
+	ssize_t n = to_member ? pwrite(fd, buf, len, (off_t)addr)
+			      : pread(fd, buf, len, (off_t)addr);
 	int e = errno;
 	close(fd);
 	return n < 0 ? -e : n;
