@@ -43,7 +43,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
-        gcc make jq python3 binutils dpkg-dev debhelper lintian \
+        gcc make jq gojq python3 binutils dpkg-dev debhelper lintian \
         libyajl-dev chromium libssl-dev git strace
 
 LIB_SRC := $(sort $(wildcard tracer/*/*.c sandbox/*.c report/*.c))

@@ -405,12 +405,21 @@ expect_grep() { # expect_grep REGEX FILE WHAT
 
 # ----------------------------------------------------------------- journal
 
+# The helpers below that answer with a count, a boolean or a scalar ask
+# gojq when the machine has it (make deps installs it): it starts in ~10 ms
+# of CPU where jq 1.6 takes ~25 ms (it compiles its builtins at each start),
+# and make test starts these helpers some thousand times (~20 s of CPU
+# saved, docs/testing.md). What prints objects (j_sel) and a test's own
+# jq calls stay on jq: gojq sorts an object's keys, and tests compare
+# those lines as text.
+JQF=$(command -v gojq || echo jq)
+
 # j_sel J FILTER: the events matching jq FILTER, one per line (compact)
 j_sel() { jq -c "select($2)" "$1" 2>/dev/null; }
 # j_count J FILTER: how many events match
 # (one jq each, no pipe: tests call these thousands of times)
 # (lines that are not JSON, e.g. a last line cut by a SIGKILL, are skipped)
-j_count() { jq -n -R "[inputs | fromjson? | select($2)] | length" "$1" 2>/dev/null || echo 0; }
+j_count() { "$JQF" -n -R "[inputs | fromjson? | select($2)] | length" "$1" 2>/dev/null || echo 0; }
 # One jq a journal, not one a question: jq 1.6 costs ~25 ms of CPU a start
 # (it compiles its builtins each time), tests ask thousands of questions,
 # and most are the same three (is every line an event, what does the end
@@ -431,7 +440,7 @@ _j_digest() {
 	[ "$stamp" = none ] && return 0
 	while IFS=$'\t' read -r k v; do
 		J_DIG[$k]=$v
-	done < <(jq -n -R -r '
+	done < <("$JQF" -n -R -r '
 		def flat($p): to_entries[]
 			| select((.value | type) != "object" and (.value | type) != "array")
 			| (.value | tostring) as $v
@@ -463,7 +472,7 @@ j_end() {
 	fi
 	# a key the end does not have, one not kept (not a scalar), or more
 	# than one end: jq, as it always was
-	jq -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null
+	"$JQF" -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null
 }
 # j_start J KEY
 j_start() {
@@ -472,7 +481,7 @@ j_start() {
 		printf '%s\n' "${J_DIG[start.$2]}"
 		return 0
 	fi
-	jq -n -r "first(inputs | select(.event == \"start\")) | .$2" "$1" 2>/dev/null
+	"$JQF" -n -r "first(inputs | select(.event == \"start\")) | .$2" "$1" 2>/dev/null
 }
 
 # j_str S: S as a JSON string literal, for a jq filter (no jq started).
@@ -534,7 +543,7 @@ j_valid() {
 # j_check J JQ_EXPR WHAT: jq -s (all events as one array) must be true.
 j_check() {
 	local r
-	r=$(jq -s "$2" "$1" 2>&1)
+	r=$("$JQF" -s "$2" "$1" 2>&1)
 	[ "$r" = true ] && return 0
 	fail "${3:-journal}: '$2' is $r"
 	return 1
