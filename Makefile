@@ -234,7 +234,7 @@ test: deps
 # instants over bubblewrap's setup (sandbox_setup_window.sh: 300 a way
 # instead of 24), the sanitizers' leak checks under corral (sanitizers.sh:
 # 50 runs of each threaded case instead of 3), the pidfd race (adv_race.sh:
-# 20000 attempts a run instead of 2000). Minutes.
+# 20000 attempts a run instead of 500). Minutes.
 soak: deps
 	$(MAKE) -j$(NPROC) all
 	$(MAKE) -j$(NPROC) $(FIX_BIN)
