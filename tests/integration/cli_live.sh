@@ -125,10 +125,14 @@ finish
 end_run
 
 RUN_LABEL="a client that does not read does not block corral"
-# 1500 members whose argv makes the answer larger than a socket buffer.
-zeros=$(printf ' 0%.0s' $(seq 1 100))
-start -- "$CORRAL" run -q -- sh -c "for i in \$(seq 1500); do sleep 1000$zeros & done; echo READY; wait" || exit 1
-await '^READY' 300 # 1500 forks: over 60 s once beside two CPU hogs and a busy machine
+# 400 members whose argv (~1000 bytes each, under the 1024 corral keeps)
+# makes the answer (~400 KB) about twice a socket's buffer (212 KB here).
+# Bytes, not members, fill the buffer: 1500 members of 200 bytes did the
+# same with four times the forks.
+M=400
+zeros=$(printf ' 0%.0s' $(seq 1 490))
+start -- "$CORRAL" run -q -- sh -c "for i in \$(seq $M); do sleep 1000$zeros & done; echo READY; wait" || exit 1
+await '^READY' 300 # the forks: over 60 s once beside two CPU hogs and a busy machine (1500 then)
 python3 - "$PID" "$T/slow.ready" <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -151,7 +155,8 @@ done
 note "the slow client's socket holds ${q:-?} unread bytes"
 timeout 30 "$CORRAL" ps "$PID" >"$T/ps2.out" 2>"$T/ps2.err"
 expect_eq "$?" 0 "corral ps while another client does not read"
-expect_eq "$(grep -cE '^[|`]- [0-9]+ sleep 1000 0 0' "$T/ps2.out")" 1500 "members in the answer"
+expect_eq "$(grep -cE '^[|`]- [0-9]+ sleep 1000 0 0' "$T/ps2.out")" $M "members in the answer"
+[ "$(wc -c <"$T/ps2.out")" -gt 300000 ] || fail "the answer is $(wc -c <"$T/ps2.out") bytes: not past a socket buffer"
 mark
 kill -TERM "$PID"
 finish 60
