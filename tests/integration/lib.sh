@@ -85,11 +85,15 @@ show_journal() {
 	tail -n 10 "$1" | cut -c1-300 >&2
 }
 
-# now_us: wall clock in microseconds (integer).
+# now_us: wall clock in microseconds (integer). Inside lib.sh the clock is
+# read as ${EPOCHREALTIME/./} and results are set with printf -v: each
+# $(...) is a fork, and a fork (with its exit) costs ~5 ms of CPU on our
+# 2-core machines; a run through start/finish/witness_check took a dozen.
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
 
-# secs US: microseconds -> "S.mmm"
+# secs US: microseconds -> "S.mmm"; secs_v VAR US sets VAR (no fork)
 secs() { printf '%d.%03d' $(($1 / 1000000)) $((($1 % 1000000) / 1000)); }
+secs_v() { printf -v "$1" '%d.%03d' $(($2 / 1000000)) $((($2 % 1000000) / 1000)); }
 
 # ----------------------------------------------------------------- witness
 
@@ -125,10 +129,16 @@ witness_enter() {
 }
 
 # Live processes of this test: pids from the cgroup and from the marker.
-# witness_pids: the test's processes still alive, one a line. Builtins but
-# for the one grep (it runs after every run: see start).
+# witness_scan: the test's processes still alive in WPIDS (space-separated,
+# empty when none). Builtins but for the one grep (it runs after every run:
+# see start). witness_pids prints them, one a line.
 witness_pids() {
-	local p st
+	local IFS=$' \t\n'
+	witness_scan
+	[ -z "$WPIDS" ] || printf '%s\n' $WPIDS
+}
+witness_scan() {
+	local p st IFS=$' \t\n'
 	local -A seen=()
 	if [ -n "$CG" ] && [ -r "$CG/cgroup.procs" ]; then
 		while read -r p; do [ -n "$p" ] && seen[$p]=1; done <"$CG/cgroup.procs"
@@ -146,7 +156,7 @@ witness_pids() {
 		[ "${st%% *}" = Z ] && continue
 		seen[$p]=1
 	done
-	[ "${#seen[@]}" -gt 0 ] && printf '%s\n' "${!seen[@]}"
+	WPIDS=${!seen[*]}
 	return 0
 }
 
@@ -169,9 +179,10 @@ witness_kill() {
 	if [ -n "$CG" ]; then
 		echo 1 >"$CG/cgroup.kill" 2>/dev/null
 	fi
-	for p in $(witness_pids); do kill -KILL "$p" 2>/dev/null; done
-	local until=$(($(now_us) + 5000000))
-	while [ -n "$(witness_pids)" ] && [ "$(now_us)" -lt "$until" ]; do
+	witness_scan
+	for p in $WPIDS; do kill -KILL "$p" 2>/dev/null; done
+	local until=$((${EPOCHREALTIME/./} + 5000000))
+	while witness_scan && [ -n "$WPIDS" ] && [ "${EPOCHREALTIME/./}" -lt "$until" ]; do
 		sleep 0.05 # waiting for the kernel to finish killing (cleanup only)
 	done
 }
@@ -181,12 +192,14 @@ witness_kill() {
 # EXITKILL is delivering SIGKILL to the tree): poll until then.
 witness_check() {
 	local settle=${1:-0} left
-	left=$(witness_pids)
+	witness_scan
+	left=$WPIDS
 	if [ -n "$left" ] && [ "$settle" != 0 ]; then
-		local until=$(($(now_us) + settle * 1000000))
-		while [ -n "$left" ] && [ "$(now_us)" -lt "$until" ]; do
+		local until=$((${EPOCHREALTIME/./} + settle * 1000000))
+		while [ -n "$left" ] && [ "${EPOCHREALTIME/./}" -lt "$until" ]; do
 			sleep 0.02 # bounded wait for the kernel's asynchronous SIGKILL
-			left=$(witness_pids)
+			witness_scan
+			left=$WPIDS
 		done
 	fi
 	if [ -n "$left" ]; then
@@ -195,7 +208,8 @@ witness_check() {
 		# shellcheck disable=SC2086
 		witness_describe $left
 		witness_kill
-		left=$(witness_pids)
+		witness_scan
+		left=$WPIDS
 		[ -z "$left" ] || fail "witness: could not kill: $left"
 		return 1
 	fi
@@ -268,7 +282,7 @@ start() {
 	exec {ST}<"$sfifo"
 	PID=
 	read -r -t 10 -u "$ST" PID || { fail "start: no pid from the launcher"; return 1; }
-	T0=$(now_us)
+	T0=${EPOCHREALTIME/./}
 	TM=$T0
 }
 
@@ -277,17 +291,17 @@ start() {
 # 1 when it never did. For a state with no event to wait on (a file's
 # line, a /proc entry), polled every 50 ms.
 poll_until() {
-	local until=$(($(now_us) + $1 * 1000000))
+	local until=$((${EPOCHREALTIME/./} + $1 * 1000000))
 	shift
 	while :; do
 		"$@" && return 0
-		[ "$(now_us)" -lt "$until" ] || return 1
+		[ "${EPOCHREALTIME/./}" -lt "$until" ] || return 1
 		sleep 0.05 # polling a state nothing signals (bounded by the clock)
 	done
 }
 
 # mark: remember now (ELAPSED is measured from the last mark or start).
-mark() { TM=$(now_us); }
+mark() { TM=${EPOCHREALTIME/./}; }
 
 # await REGEX [SECS]: read stdout lines of the running command until one
 # matches (extended regex); MATCH is the line. Fails on EOF or deadline
@@ -300,18 +314,19 @@ _await_fail() {
 }
 
 await() {
-	local re=$1 secs=${2:-20} line until rem
-	until=$(($(now_us) + secs * 1000000))
+	local re=$1 secs=${2:-20} line until rem wait_s
+	until=$((${EPOCHREALTIME/./} + secs * 1000000))
 	MATCH=
 	while :; do
-		rem=$(((until - $(now_us)) / 1000))
+		rem=$(((until - ${EPOCHREALTIME/./}) / 1000))
 		if [ "$rem" -le 0 ]; then
 			_await_fail "await '$re': no such line within ${secs}s"
 			return 1
 		fi
-		if ! IFS= read -r -t "$(secs $((rem * 1000)))" -u "$OUT" line; then
+		secs_v wait_s $((rem * 1000))
+		if ! IFS= read -r -t "$wait_s" -u "$OUT" line; then
 			[ -n "$line" ] && printf '%s' "$line" >>"$OUTF"
-			if [ "$(now_us)" -ge "$until" ]; then
+			if [ "${EPOCHREALTIME/./}" -ge "$until" ]; then
 				_await_fail "await '$re': no such line within ${secs}s"
 			else
 				_await_fail "await '$re': end of output before such a line"
@@ -340,11 +355,11 @@ finish() {
 		rc=${rc:-hung}
 	fi
 	local end
-	end=$(now_us)
+	end=${EPOCHREALTIME/./}
 	wait "$SUB" 2>/dev/null
 	RC=$rc
 	ELAPSED_US=$((end - TM))
-	ELAPSED=$(secs $ELAPSED_US)
+	secs_v ELAPSED "$ELAPSED_US"
 }
 
 # drain: the rest of stdout, once the tree is gone (after the witness).
@@ -419,7 +434,13 @@ j_sel() { jq -c "select($2)" "$1" 2>/dev/null; }
 # j_count J FILTER: how many events match
 # (one jq each, no pipe: tests call these thousands of times)
 # (lines that are not JSON, e.g. a last line cut by a SIGKILL, are skipped)
+# (j_count_v VAR J FILTER sets VAR: one process, the filter's, where
+# n=$(j_count ...) makes two: the fork for $(...) and the one for jq)
 j_count() { "$JQF" -n -R "[inputs | fromjson? | select($2)] | length" "$1" 2>/dev/null || echo 0; }
+j_count_v() {
+	printf -v "$1" '%s' "$("$JQF" -n -R "[inputs | fromjson? | select($3)] | length" "$2" 2>/dev/null)"
+	[ -n "${!1}" ] || printf -v "$1" 0
+}
 # One jq a journal, not one a question: jq 1.6 costs ~25 ms of CPU a start
 # (it compiles its builtins each time), tests ask thousands of questions,
 # and most are the same three (is every line an event, what does the end
@@ -447,7 +468,7 @@ _j_digest() {
 			| select(($v | test("[\t\n]")) | not)
 			| "\($p).\(.key)\t\($v)";
 		reduce (inputs | try fromjson catch "\u0000not json") as $o
-			({bad: "", start: null, ends: 0, end: null};
+			({bad: "", start: null, ends: 0, end: null, last: ""};
 			if .bad != "" then .
 			elif $o == "\u0000not json" then .bad = "not JSON"
 			elif ($o | type) != "object" or ($o.event | type) != "string" then
@@ -455,24 +476,32 @@ _j_digest() {
 			else
 				(if .start == null and $o.event == "start" then .start = $o else . end)
 				| (if $o.event == "end" then .ends += 1 | .end = $o else . end)
+				| .last = $o.event
 			end)
-		| "bad\t\(.bad)", "ends\t\(.ends)",
+		| "bad\t\(.bad)", "ends\t\(.ends)", "last\t\(.last)",
 		  (if .start then .start | flat("start") else empty end),
 		  (if .ends == 1 then .end | flat("end") else empty end)' "$j" 2>/dev/null)
 }
 
-# j_end J KEY: a key of the end event (raw)
+# j_end J KEY: a key of the end event (raw). j_end_v VAR J KEY sets VAR
+# instead, in this shell: the digest is kept for the next question (in a
+# $(j_end ...) it is computed in the fork and lost with it).
 j_end() {
-	_j_digest "$1"
-	if [ "${J_DIG[ends]:-}" = 1 ] && [[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
-		if [ -n "${J_DIG[end.$2]+set}" ]; then
-			printf '%s\n' "${J_DIG[end.$2]}"
+	local v
+	j_end_v v "$1" "$2"
+	printf '%s\n' "$v"
+}
+j_end_v() {
+	_j_digest "$2"
+	if [ "${J_DIG[ends]:-}" = 1 ] && [[ $3 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+		if [ -n "${J_DIG[end.$3]+set}" ]; then
+			printf -v "$1" '%s' "${J_DIG[end.$3]}"
 			return 0
 		fi
 	fi
 	# a key the end does not have, one not kept (not a scalar), or more
 	# than one end: jq, as it always was
-	"$JQF" -r "select(.event == \"end\") | .$2" "$1" 2>/dev/null
+	printf -v "$1" '%s' "$("$JQF" -r "select(.event == \"end\") | .$3" "$2" 2>/dev/null)"
 }
 # j_start J KEY
 j_start() {
@@ -527,13 +556,11 @@ j_parse() {
 	}
 }
 
-# j_valid J: j_parse, and the last event is end.
+# j_valid J: j_parse, and the last event is end (the digest's last line,
+# which j_parse found to be an event like every other).
 j_valid() {
 	j_parse "$1" || return 1
-	# corral writes "event" first in every line (docs/journal.md)
-	local last
-	last=$(tail -n 1 "$1")
-	[[ $last == '{"event":"end"'* ]] || {
+	[ "${J_DIG[last]-}" = end ] || {
 		fail "journal ${1##*/}: last event is not end"
 		show_journal "$1"
 		return 1
@@ -552,7 +579,7 @@ j_check() {
 # j_expect J FILTER WANT WHAT: count of events matching FILTER == WANT
 j_expect() {
 	local n
-	n=$(j_count "$1" "$2")
+	j_count_v n "$1" "$2"
 	[ "$n" = "$3" ] && return 0
 	fail "${4:-journal}: $n event(s) matching '$2', expected $3"
 	return 1
@@ -561,7 +588,7 @@ j_expect() {
 # j_expect_end J KEY WANT: the end event's KEY == WANT
 j_expect_end() {
 	local v
-	v=$(j_end "$1" "$2")
+	j_end_v v "$1" "$2"
 	[ "$v" = "$3" ] && return 0
 	fail "journal end.$2 = '$v', expected '$3'"
 	return 1
