@@ -169,6 +169,9 @@ enum corral_ptrace_action {
 				      the tracee was killed */
 	CORRAL_PTRACE_REFUSED,	   /* an attach or TRACEME refused (detail) */
 	CORRAL_PTRACE_UNSUPPORTED, /* a request corral does not emulate */
+	CORRAL_PTRACE_REVOKED,	   /* the tracee's exec gained privilege its
+				      tracer could not trace: let go before
+				      the new program ran (detail) */
 };
 
 /*

@@ -338,7 +338,7 @@ static void test_payload_words(void **state)
 	assert_null(verdict_name(CORRAL_VERDICT_NONE));
 	assert_null(verdict_name(CORRAL_VERDICT_ALLOW + 1));
 
-	for (int a = CORRAL_PTRACE_ATTACH; a <= CORRAL_PTRACE_UNSUPPORTED;
+	for (int a = CORRAL_PTRACE_ATTACH; a <= CORRAL_PTRACE_REVOKED;
 	     a++) {
 		const char *w = ptrace_action_name(a);
 		assert_non_null(w);
@@ -346,7 +346,7 @@ static void test_payload_words(void **state)
 			assert_string_not_equal(ptrace_action_name(b), w);
 	}
 	assert_null(ptrace_action_name(CORRAL_PTRACE_NONE));
-	assert_null(ptrace_action_name(CORRAL_PTRACE_UNSUPPORTED + 1));
+	assert_null(ptrace_action_name(CORRAL_PTRACE_REVOKED + 1));
 }
 
 int main(void)

@@ -309,7 +309,7 @@ static bool has_cap(unsigned long long caps, int cap)
  */
 static int may_attach(struct corral *c, struct task *tr,
 		      const struct procfs_creds *a, struct task *g, pid_t vpid,
-		      const char **why)
+		      bool *capable, const char **why)
 {
 	if (g->tgid == tr->tgid)
 		return *why = "same thread group", -EPERM;
@@ -336,6 +336,7 @@ static int may_attach(struct corral *c, struct task *tr,
 	bool ids = a->uid[0] == b.uid[0] && a->uid[0] == b.uid[1] &&
 		   a->uid[0] == b.uid[2] && a->gid[0] == b.gid[0] &&
 		   a->gid[0] == b.gid[1] && a->gid[0] == b.gid[2];
+	*capable = cap;
 	if (!ids && !cap)
 		return *why = "other credentials", -EPERM;
 	struct task *leader = table_find(&c->tab, g->tgid);
@@ -714,8 +715,9 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 	if (c->sys->creds(c->sys->ctx, t->tid, &a) < 0)
 		return -ESRCH;
 	const char *why = NULL;
+	bool capable = false;
 	struct task *g = resolve(c, &a, vpid);
-	int err = g ? may_attach(c, t, &a, g, vpid, &why) : -ESRCH;
+	int err = g ? may_attach(c, t, &a, g, vpid, &capable, &why) : -ESRCH;
 	if (!g) {
 		/* A process the caller can see that is not a member: refused
 		 * (the kernel would say EPERM or allow it); none: ESRCH. */
@@ -742,6 +744,7 @@ static long do_attach(struct corral *c, struct task *t, bool seize, pid_t vpid,
 	e->tracer_tgid = t->tgid;
 	e->vpid = vpid;
 	e->seized = seize;
+	e->capable = capable;
 	e->options = seize ? data : 0;
 	e->want = EK_NONE;
 	e->pending = false;
@@ -806,6 +809,7 @@ static long do_traceme(struct corral *c, struct task *t)
 	e->tracer_tgid = tr->tgid;
 	e->vpid = a.nspid ? a.nspid : t->tid;
 	e->seized = false;
+	e->capable = cap;
 	e->options = 0;
 	e->want = EK_NONE;
 	e->pending = false;
@@ -838,6 +842,7 @@ static void detach(struct corral *c, struct ept *e, struct task *tracer,
 {
 	pid_t tracee = e->task->tid;
 	e->tracer = e->tracer_tgid = 0;
+	e->capable = false;
 	e->want = EK_NONE;
 	e->options = 0;
 	e->syscall_trace = false;
@@ -849,6 +854,23 @@ static void detach(struct corral *c, struct ept *e, struct task *tracer,
 	else
 		e->pending = false;
 	ept_put(c, e);
+}
+
+/*
+ * The kernel's ptrace_access_vm(), checked at every PEEK and POKE with the
+ * tracee's credentials of that moment (not those it had at attach): the
+ * memory of a task that is not dumpable (PR_SET_DUMPABLE 0, a set-id exec
+ * that made it so) only for a tracer that was capable when it attached.
+ */
+static bool vm_allowed(struct corral *c, const struct ept *e)
+{
+	if (e->capable)
+		return true;
+	struct procfs_creds b;
+	if (c->sys->creds(c->sys->ctx, e->task->tid, &b) < 0 || !b.dumpable)
+		return false;
+	struct task *leader = table_find(&c->tab, e->task->tgid);
+	return !(leader && (leader->flags & TF_NODUMP));
 }
 
 /* A request that changes registers, refused at a seccomp stop: the kernel
@@ -1047,6 +1069,9 @@ static long at_stop(struct corral *c, struct task *t, struct ept *e, long req,
 #endif
 	case PTRACE_PEEKTEXT:
 	case PTRACE_PEEKDATA:
+		if (!vm_allowed(c, e))
+			return -EIO;
+		/* fall through */
 	case PTRACE_PEEKUSER:
 		/* The system call (not libc's wrapper) stores the word at
 		 * data. */
@@ -1062,6 +1087,8 @@ static long at_stop(struct corral *c, struct task *t, struct ept *e, long req,
 		/* fall through */
 	case PTRACE_POKETEXT:
 	case PTRACE_POKEDATA:
+		if (req != PTRACE_POKEUSER && !vm_allowed(c, e))
+			return -EIO;
 		r = sys_ptrace(c->sys, (int)req, e->task->tid,
 			       (void *)(uintptr_t)addr,
 			       (void *)(uintptr_t)data);
@@ -1475,6 +1502,7 @@ void eptrace_new_child(struct corral *c, struct task *t, struct task *child,
 	ce->tracer_tgid = pe->tracer_tgid;
 	ce->vpid = cv;
 	ce->seized = pe->seized;
+	ce->capable = pe->capable;
 	ce->options = pe->options;
 	ce->pending = false;
 	ce->want_sig = 0;
@@ -1498,10 +1526,94 @@ void eptrace_group_stop(struct corral *c, struct task *t, int sig)
 	e->want_sig = sig;
 }
 
+/*
+ * Did t's exec give it what its tracer could not have traced? The kernel
+ * (LSM_UNSAFE_PTRACE) runs such an exec unprivileged under a tracer that
+ * is not capable over the new credentials; under corral, the real tracer
+ * is corral and the exec was privileged. Then the new ids are not all the
+ * tracer's (set-uid, set-gid), or its permitted capabilities are not
+ * within the tracer's (file capabilities), or they cannot be read.
+ */
+static const char *exec_gained(struct corral *c, const struct ept *e)
+{
+	if (e->capable)
+		return NULL;
+	struct procfs_creds a, b;
+	if (c->sys->creds(c->sys->ctx, e->tracer, &a) < 0)
+		return "the tracer's credentials cannot be read";
+	if (c->sys->creds(c->sys->ctx, e->task->tid, &b) < 0)
+		return "its new credentials cannot be read";
+	for (int i = 0; i < 4; i++)
+		if (b.uid[i] != a.uid[0] || b.gid[i] != a.gid[0])
+			return "a set-id program";
+	if (b.userns != a.userns || (b.cap_prm & ~a.cap_prm))
+		return "more capabilities";
+	return NULL;
+}
+
+/*
+ * A wait of the tracer parked for a tracee it lost, with no other tracee
+ * it could report: the real wait runs (the kernel's: the child's own end,
+ * or ECHILD), as when a traced child ends (eptrace_gone).
+ */
+static void rewait(struct corral *c, pid_t tracer_tgid, pid_t vpid)
+{
+	struct eptrace_part *ep = OWN(c, eptrace);
+	for (bool again = true; again;) {
+		again = false;
+		for (struct ept *w = ep->list; w; w = w->next) {
+			if (!w->parked || w->task->tgid != tracer_tgid ||
+			    (w->wpid != -1 && w->wpid != vpid))
+				continue;
+			struct wait_req rq = {.pid = w->wpid};
+			bool any;
+			wait_pending(c, w->task, &rq, &any);
+			if (any)
+				continue;
+			w->parked = false;
+			struct task *wt = w->task;
+			ept_put(c, w);
+			task_resume(c, wt, 0);
+			again = true; /* the list may have lost w */
+			break;
+		}
+	}
+}
+
+/*
+ * Never looser than the kernel at the exec: where the real kernel would
+ * have run the new program unprivileged for this tracer, corral cannot
+ * undo the privilege (its own tracing is root's), so the emulated tracer
+ * is let go here, at the exec stop, before the new program runs one
+ * instruction; it gets no exec stop, and its further requests are ESRCH
+ * (a re-attach is judged on the new credentials and refused). The
+ * program then runs as it would untraced.
+ */
+static bool exec_revoked(struct corral *c, struct ept *e)
+{
+	const char *why = exec_gained(c, e);
+	if (!why)
+		return false;
+	struct task *tr = table_find(&c->tab, e->tracer);
+	char d[160];
+	snprintf(d, sizeof(d),
+		 "exec of %s: the kernel would have run it unprivileged under "
+		 "this tracer",
+		 why);
+	if (tr)
+		ept_event(c, tr, e->task->tid, CORRAL_PTRACE_REVOKED, d);
+	pid_t tracer_tgid = e->tracer_tgid, vpid = e->vpid;
+	detach(c, e, NULL, CORRAL_PTRACE_REVOKED, 0);
+	rewait(c, tracer_tgid, vpid);
+	return true;
+}
+
 void eptrace_exec(struct corral *c, struct task *t)
 {
 	struct ept *e = t->ept;
 	if (!e || !e->tracer)
+		return;
+	if (exec_revoked(c, e))
 		return;
 	if (e->options & PTRACE_O_TRACEEXEC) {
 		e->want = EK_PTEVENT;

@@ -159,6 +159,8 @@ const char *ptrace_action_name(enum corral_ptrace_action a)
 		return "refused";
 	case CORRAL_PTRACE_UNSUPPORTED:
 		return "unsupported";
+	case CORRAL_PTRACE_REVOKED:
+		return "revoked";
 	}
 	return NULL;
 }

@@ -80,6 +80,10 @@ struct ept {
 	pid_t vpid; /* its tid as the tracer names it (pid namespace) */
 	unsigned long options;
 	bool seized;
+	/* Its tracer held CAP_SYS_PTRACE over it when it attached (the
+	 * kernel's ptracer_cred): what lets a tracer keep a tracee whose
+	 * exec gains privilege and read memory that is not dumpable. */
+	bool capable;
 	uint8_t want;	    /* a stop asked for and not reached (ept_kind) */
 	int want_sig;	    /* its sig */
 	bool stopped;	    /* held in an emulated stop */
