@@ -12,7 +12,10 @@
 #     runs as it does untraced: its own exit 50, euid 0), and the journal
 #     says "revoked";
 #   - the same child exec'ing a program that is not set-id keeps its
-#     tracer (the code runs, as the member's own uid).
+#     tracer (the code runs, as the member's own uid);
+#   - a tracee that makes itself not dumpable after the seize: its
+#     tracer's PEEKDATA gets EIO, untraced and under corral alike (the
+#     kernel's ptrace_access_vm, checked at the request, not the attach).
 # Root only: a set-uid-root program and another uid are needed.
 . "$(dirname "$0")/lib.sh"
 need_corral
@@ -65,5 +68,15 @@ expect_grep '^injected=user$' "$OUTF" "the tracer keeps its tracee: its code run
 if j_valid "$j"; then
 	j_expect "$j" '.event == "ptrace" and .action == "revoked"' 0 "nothing revoked"
 fi
+
+RUN_LABEL="not dumpable after the attach"
+run -- "${as_user[@]}" "$T/ept_suid" --nodump
+expect_grep '^peek=EIO$' "$OUTF" "untraced: the kernel refuses the PEEK"
+j=$T/j.nodump
+run -- "$CORRAL" run -q -j "$j" -- "${as_user[@]}" "$T/ept_suid" --nodump
+expect_rc 0 "ept_suid --nodump under corral"
+expect_grep '^seize=OK$' "$OUTF" "the seize is allowed"
+expect_grep '^peek=EIO$' "$OUTF" "under corral: the PEEK is refused as the kernel refuses it"
+[ -n "$(j_valid "$j" && echo ok)" ] && j_expect_end "$j" survivors 0
 
 done_test
