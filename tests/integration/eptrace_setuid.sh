@@ -15,7 +15,10 @@
 #     tracer (the code runs, as the member's own uid);
 #   - a tracee that makes itself not dumpable after the seize: its
 #     tracer's PEEKDATA gets EIO, untraced and under corral alike (the
-#     kernel's ptrace_access_vm, checked at the request, not the attach).
+#     kernel's ptrace_access_vm, checked at the request, not the attach);
+#   - a tracer that seizes 4500 children and never waits for their ends:
+#     corral keeps at most 4096 of them (journaled once), its peak RSS
+#     stays small, and the timeout ends everything.
 # Root only: a set-uid-root program and another uid are needed.
 . "$(dirname "$0")/lib.sh"
 need_corral
@@ -78,5 +81,23 @@ expect_rc 0 "ept_suid --nodump under corral"
 expect_grep '^seize=OK$' "$OUTF" "the seize is allowed"
 expect_grep '^peek=EIO$' "$OUTF" "under corral: the PEEK is refused as the kernel refuses it"
 [ -n "$(j_valid "$j" && echo ok)" ] && j_expect_end "$j" survivors 0
+
+RUN_LABEL="a tracer that never waits"
+j=$T/j.nowait
+start -- "$CORRAL" run -q -j "$j" --stacks never --timeout 120 --kill-after 1 -- "${as_user[@]}" "$T/ept_suid" --nowait 4500
+await '^READY 4500$' 120
+cpid=$(pgrep -f -n -- "-j $j") || cpid=
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$cpid/status" 2>/dev/null)
+[ -n "$cpid" ] && kill -TERM "$cpid"
+finish 60
+end_run
+note "corral's peak RSS with 4500 ends not waited for: ${hwm:-?} kB"
+if [ -z "$hwm" ] || [ "$hwm" -gt 65536 ]; then
+	fail "corral's peak RSS ${hwm:-unknown} kB (more than 64 MiB, or not read)"
+fi
+if j_valid "$j"; then
+	expect_grep 'more ends not waited for than corral keeps' "$j" "journal: the cap on ends kept, once"
+	j_expect_end "$j" survivors 0
+fi
 
 done_test

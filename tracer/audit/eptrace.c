@@ -82,6 +82,12 @@
 /* What one GETREGSET/SETREGSET moves at most (x86's XSTATE is ~2.7 KiB;
  * LSan doubles its buffer until the answer fits). */
 #define EPT_REGSET_MAX (64 * 1024)
+/* Ends of emulated tracees kept for tracers that have not waited for them
+ * (the kernel's zombies of traced tasks), in all: a member tracer that
+ * never waits cannot grow corral's memory, nor the list every wait
+ * walks, past this (about 40 bytes each). Past it an end is not kept:
+ * journaled once, the tracer's wait for it finds nothing. */
+#define EPT_ZOMBIES_MAX 4096
 
 static const char *req_name(long req, char *buf, size_t len)
 {
@@ -161,6 +167,7 @@ void eptrace_free(struct corral *c)
 		free(z);
 	}
 	ep->zombies = NULL;
+	ep->nzombies = 0;
 }
 
 /* Take a record off the list and its task, and free it. */
@@ -580,8 +587,10 @@ static bool wait_zombie(struct corral *c, struct task *t,
 		    (rq->pid != -1 && z->vpid != rq->pid))
 			continue;
 		bool keep = (rq->opts & WNOWAIT) && !z->real;
-		if (!keep)
+		if (!keep) {
 			*zp = z->next;
+			ep->nzombies--;
+		}
 		if (z->real) {
 			/* Its own child: the real wait collects the zombie. */
 			free(z);
@@ -1635,6 +1644,7 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 		for (struct ept_zombie **zp = &ep->zombies, *z; (z = *zp);) {
 			if (z->tracer_tgid == t->tgid) {
 				*zp = z->next;
+				ep->nzombies--;
 				free(z);
 			} else {
 				zp = &z->next;
@@ -1686,8 +1696,19 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 		if (!told) {
 			/* Nobody waits now: its end waits for the tracer's
 			 * next wait (the kernel's zombie). */
-			struct ept_zombie *z = calloc(1, sizeof(*z));
+			struct ept_zombie *z =
+				ep->nzombies < EPT_ZOMBIES_MAX
+					? calloc(1, sizeof(*z))
+					: NULL;
+			struct task *tr = z ? NULL
+					    : table_find(&c->tab, e->tracer);
+			if (tr)
+				once(c, tr, PTRACE_CONT,
+				     "more ends not waited for than corral "
+				     "keeps",
+				     -ENOMEM, CORRAL_PTRACE_UNSUPPORTED);
 			if (z) {
+				ep->nzombies++;
 				z->tracer_tgid = e->tracer_tgid;
 				z->vpid = e->vpid;
 				z->status = status;

@@ -152,6 +152,7 @@ struct eptrace_part {
 	/* Emulated tracees that ended while their tracer was not waiting:
 	 * reported by its next wait. */
 	struct ept_zombie *zombies;
+	unsigned nzombies; /* how many: at most EPT_ZOMBIES_MAX (eptrace.c) */
 	bool news; /* a stop was held for an emulated tracer, here */
 	unsigned long held_seen;   /* phase.ept_held at the last delivery */
 	unsigned long long warned; /* requests journaled as unsupported */
