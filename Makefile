@@ -18,7 +18,7 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := libseccomp libunwind-ptrace yajl libcrypto
+PKGS    := libseccomp libunwind-ptrace yajl nettle
 CFLAGS  ?= -O2 -g
 # -fvisibility=hidden: the library exports what include/ declares and
 # nothing else (docs/api.md). CPPFLAGS is the caller's (dpkg-buildflags).
@@ -36,7 +36,7 @@ LIB_INC := -Iinclude $(TRACER_DIRS:%=-I%) -Isandbox
 TRACER_HDR = $(wildcard tracer/*/*.h tracer/*/*.def)
 CLI_INC := -Iinclude -Icli
 # What libcorral-journal links: no libseccomp, no libunwind (docs/api.md).
-JPKGS   := yajl libcrypto
+JPKGS   := yajl nettle
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -44,7 +44,7 @@ override LDLIBS += $(PKG_LIBS)
 
 DEBS := libseccomp-dev libunwind-dev libcmocka-dev bubblewrap pkg-config \
         gcc make jq gojq python3 binutils dpkg-dev debhelper lintian \
-        libyajl-dev chromium libssl-dev git strace
+        libyajl-dev nettle-dev chromium libssl-dev git strace
 
 LIB_SRC := $(sort $(wildcard tracer/*/*.c sandbox/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -169,13 +169,15 @@ $(BUILD)/$(JSONAME) $(BUILD)/libcorral-journal.so: $(BUILD)/$(JSOFILE)
 $(BUILD)/corral: $(CLI_OBJ) $(BUILD)/libcorral.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorral.a $(LDFLAGS) $(LDLIBS)
 
-# Unit tests link the library and the CLI's option parser (not main).
+# Unit tests link the library and the CLI's option parser (not main), and
+# OpenSSL's libcrypto: test_chain checks the chain's HMAC (nettle's
+# SHA-256) against OpenSSL's, an independent implementation.
 CLI_LIB_OBJ := $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcorral.a $(CLI_LIB_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_INC) $(PKG_CFLAGS) -Icli -Itests/unit -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libcorral.a \
-		$(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
+		$(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS) -lcrypto
 
 # build/tests/corral-testkernel: the CLI, able to believe the kernel offers
 # less than it does (no Landlock or an older ABI, no
@@ -386,7 +388,7 @@ $(FUZZ_DIR)/verify_fuzz: fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) $(PUB_H) $(TRACER
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) -lcrypto
+		-o $@ fuzz/verify_fuzz.c $(VERIFY_FUZZ_SRC) -lnettle
 
 # make fuzz runs this one too (fuzz-verify).
 .PHONY: fuzz-verify

@@ -20,12 +20,13 @@
 #include <errno.h>
 #include <fcntl.h>
 /*
- * SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP,
- * whose per-call overhead is the point of using them (mac_line()).
+ * SHA-256 from nettle (Debian's libnettle8, which apt itself needs): what
+ * the chain uses of a crypto library is one hash, and libcrypto cost every
+ * run about 2.5 million instructions of relocation at load, most of a
+ * command's start (docs/bench.md, "Starting a command"); nettle's are a
+ * tenth of that, and its hash the same speed here (SHA-NI both).
  */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/crypto.h>
-#include <openssl/sha.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,29 +43,32 @@
 #define KEY_MAX 4096
 
 /*
- * HMAC-SHA256 (RFC 2104) on OpenSSL's SHA-256, with the key's inner and
+ * HMAC-SHA256 (RFC 2104) on nettle's SHA-256, with the key's inner and
  * outer blocks hashed once: a line costs two SHA-256 finals and two struct
  * copies, no allocation. OpenSSL's EVP_MAC does the same work with a
  * provider dispatch, a context duplication and parameter handling around
  * it, three times the cost per line (docs/bench.md); tests/unit/test_chain.c
- * checks this against EVP_MAC's HMAC.
+ * checks this against OpenSSL's HMAC, an independent implementation.
  */
 struct hmac {
-	SHA256_CTX in, out;
+	struct sha256_ctx in, out;
 };
 
-/*
- * One-shot SHA-256 on the low-level calls. OpenSSL 3's SHA256() goes
- * through EVP_Q_digest, whose first call initialises the library (reads
- * openssl.cnf, loads the default provider): about 2 ms once per run, at
- * the end-of-run check, for a hash the low-level calls do alone.
- */
+/* Wiping secrets: a store the compiler may not drop. */
+static void wipe(void *p, size_t n)
+{
+	volatile unsigned char *v = p;
+	while (n--)
+		*v++ = 0;
+}
+
+/* One-shot SHA-256. */
 static void sha256(const void *p, size_t n, unsigned char out[32])
 {
-	SHA256_CTX c;
-	SHA256_Init(&c);
-	SHA256_Update(&c, p, n);
-	SHA256_Final(out, &c);
+	struct sha256_ctx c;
+	sha256_init(&c);
+	sha256_update(&c, n, (const uint8_t *)p);
+	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 static struct hmac *mac_new(const unsigned char *key, size_t len)
@@ -79,21 +83,21 @@ static struct hmac *mac_new(const unsigned char *key, size_t len)
 		memcpy(k, key, len);
 	for (int i = 0; i < 64; i++)
 		pad[i] = k[i] ^ 0x36;
-	SHA256_Init(&m->in);
-	SHA256_Update(&m->in, pad, 64);
+	sha256_init(&m->in);
+	sha256_update(&m->in, 64, pad);
 	for (int i = 0; i < 64; i++)
 		pad[i] = k[i] ^ 0x5c;
-	SHA256_Init(&m->out);
-	SHA256_Update(&m->out, pad, 64);
-	OPENSSL_cleanse(k, sizeof(k));
-	OPENSSL_cleanse(pad, sizeof(pad));
+	sha256_init(&m->out);
+	sha256_update(&m->out, 64, pad);
+	wipe(k, sizeof(k));
+	wipe(pad, sizeof(pad));
 	return m;
 }
 
 static void mac_free(struct hmac *m)
 {
 	if (m) {
-		OPENSSL_cleanse(m, sizeof(*m));
+		wipe(m, sizeof(*m));
 		free(m);
 	}
 }
@@ -103,30 +107,30 @@ static void mac_line(const struct hmac *m, const unsigned char prev[32],
 		     const char *body, size_t n, unsigned char out[32])
 {
 	unsigned char inner[32];
-	SHA256_CTX c = m->in;
-	SHA256_Update(&c, prev, 32);
-	SHA256_Update(&c, body, n);
-	SHA256_Final(inner, &c);
+	struct sha256_ctx c = m->in;
+	sha256_update(&c, 32, prev);
+	sha256_update(&c, n, (const uint8_t *)body);
+	sha256_digest(&c, SHA256_DIGEST_SIZE, inner);
 	c = m->out;
-	SHA256_Update(&c, inner, 32);
-	SHA256_Final(out, &c);
+	sha256_update(&c, 32, inner);
+	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 struct jsum {
-	SHA256_CTX c;
+	struct sha256_ctx c;
 };
 
 struct jsum *jsum_new(void)
 {
 	struct jsum *s = malloc(sizeof(*s));
 	if (s)
-		SHA256_Init(&s->c);
+		sha256_init(&s->c);
 	return s;
 }
 
 void jsum_update(struct jsum *s, const void *p, size_t n)
 {
-	SHA256_Update(&s->c, p, n);
+	sha256_update(&s->c, n, (const uint8_t *)p);
 }
 
 void jsum_free(struct jsum *s)
@@ -984,8 +988,8 @@ int chain_check_own(const struct chain *ch, const struct jsink *s, char *msg,
 	if (s->sum && len == s->wbytes) {
 		/* The usual case: the same bytes as went out, one hash. */
 		unsigned char want[32], got[32];
-		SHA256_CTX c = s->sum->c;
-		SHA256_Final(want, &c);
+		struct sha256_ctx c = s->sum->c;
+		sha256_digest(&c, SHA256_DIGEST_SIZE, want);
 		sha256(b, len, got);
 		if (!memcmp(want, got, 32)) {
 			if (buf)

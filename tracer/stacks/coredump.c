@@ -21,12 +21,11 @@
  * headers and build-ids of what was mapped). The rest of a mapping's
  * PT_LOAD has p_filesz 0 and p_memsz its size.
  */
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/sha.h>
+#include <nettle/sha2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -859,12 +858,12 @@ int coredump_write(struct coredump *d, int fd, double deadline,
 	unsigned char *buf = malloc(CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	SHA256_CTX sha;
-	SHA256_Init(&sha);
+	struct sha256_ctx sha;
+	sha256_init(&sha);
 	int e = put_all(fd, d->head.p, d->head.len, 0);
-	SHA256_Update(&sha, d->head.p, d->head.len);
+	sha256_update(&sha, d->head.len, (const uint8_t *)d->head.p);
 	memset(buf, 0, PAGE);
-	SHA256_Update(&sha, buf, d->data_off - d->head.len);
+	sha256_update(&sha, d->data_off - d->head.len, buf);
 	uint64_t end = d->data_off;
 	size_t cut_at = d->nsegs; /* the first segment not written whole */
 	for (size_t i = 0; !e && i < d->nsegs; i++) {
@@ -891,7 +890,7 @@ int coredump_write(struct coredump *d, int fd, double deadline,
 						   : "write error";
 				break;
 			}
-			SHA256_Update(&sha, buf, n);
+			sha256_update(&sha, n, buf);
 			done += n;
 		}
 		end = s->off + done;
@@ -929,7 +928,7 @@ int coredump_write(struct coredump *d, int fd, double deadline,
 	if (!out->cut && d->cut_bytes)
 		out->cut = "bytes";
 	out->has_sha = !out->cut || !strcmp(out->cut, "bytes");
-	SHA256_Final(out->sha256, &sha);
+	sha256_digest(&sha, SHA256_DIGEST_SIZE, out->sha256);
 	return 0;
 }
 
