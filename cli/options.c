@@ -108,7 +108,8 @@ static const struct cli_opt run_table[] = {
 	{"core-filter", 0, "WHICH", OPT_CORE_FILTER,
 	 "which members: all (default), root, running, name=PROG, max=N"},
 	{"core-dir", 0, "DIR", OPT_CORE_DIR,
-	 "where the cores go (created 0700; no symlink in the path)"},
+	 "where the cores go (default JOURNAL.cores, else corral.cores; "
+	 "created 0700; no symlink in the path)"},
 	{"core-budget", 0, "SIZE[,DUR]", OPT_CORE_BUDGET,
 	 "bytes and time for all cores of the run (default 1G,10s)"},
 	{"escape", 0, "MODE", OPT_ESCAPE, "escape audit: off, log, deny, kill"},
@@ -771,6 +772,24 @@ static int finish_run(int argc, char **argv, struct cli_run *o, char *err,
 			    "--sandbox-user, --dev-bind, --tmpfs, --hostname, "
 			    "--uid, --gid, --bwrap, --clearenv, --setenv, "
 			    "--unsetenv and --sandbox-git need --sandbox");
+	if (cfg->core && (!cfg->core_dir || !*cfg->core_dir)) {
+		/* A default place, as gcore and systemd-coredump have one:
+		 * beside the journal (JOURNAL.cores), else corral.cores in
+		 * the current directory; the library's rules for --core-dir
+		 * hold for it (docs/cores.md). */
+		const char *jp = cfg->journal_path;
+		bool beside = jp && strncmp(jp, "/dev/", 5) &&
+			      strncmp(jp, "/proc/", 6);
+		if ((size_t)snprintf(o->core_dir, sizeof(o->core_dir), "%s",
+				     beside ? jp : "corral") +
+			    sizeof(".cores") >
+		    sizeof(o->core_dir))
+			return fail(err, errlen,
+				    "--core: the journal's path is too long "
+				    "for the default --core-dir");
+		strcat(o->core_dir, ".cores");
+		cfg->core_dir = o->core_dir;
+	}
 	cfg->sandbox.ro_binds = o->ro;
 	cfg->sandbox.binds = o->rw;
 	cfg->sandbox_opts.dev_binds = o->dev;

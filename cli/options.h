@@ -23,6 +23,7 @@ struct cli_run {
 	const char *result;  /* --result FILE */
 	double progress;     /* --progress DUR (0: never) */
 	bool progress_set;   /* --progress was given */
+	char core_dir[4096]; /* --core without --core-dir: the default */
 };
 
 /*

@@ -30,7 +30,8 @@
 #  5. The directory: a symlink at --core-dir (or in its path) is refused
 #     (exit 125, nothing written through it); a directory others may write
 #     is refused; inside the sandbox's workspace is refused; --core without
-#     --core-dir is refused; --core-filter root, name=, running (the member
+#     --core-dir writes beside the journal (JOURNAL.cores), else to
+#     corral.cores in the current directory, and says where; --core-filter root, name=, running (the member
 #     in user code, not those asleep in a system call) and max= choose.
 . "$(dirname "$0")/lib.sh"
 need_corral
@@ -294,8 +295,21 @@ mkdir -p "$T/ws"
 run -- "$CORRAL" run -q --sandbox --workspace "$T/ws" --core timeout --core-dir "$T/ws/cores" -- true
 expect_rc 125 "inside the sandbox's workspace"
 expect_grep 'sandboxed tree may write' "$T/err.$RUN" "says why"
-run -- "$CORRAL" run -q --core timeout -- true
-expect_rc 125 "--core without --core-dir"
+RUN_LABEL="default --core-dir"
+j=$T/j.default
+run -- "$CORRAL" run -j "$j" -t 1 -k 0 --core timeout -- sleep 30
+expect_rc 124 "--core timeout without --core-dir"
+[ "$(stat -c %a "$j.cores" 2>/dev/null)" = 700 ] || fail "no $j.cores of mode 0700 beside the journal"
+ls "$j.cores"/core.sleep.* >/dev/null 2>&1 || fail "no core of sleep in $j.cores"
+expect_grep "1 core file written to $j.cores" "$T/err.$RUN" "the end line says where the cores went"
+if j_valid "$j"; then
+	j_expect "$j" ".event == \"core\" and (.path | startswith(\"$j.cores/\"))" 1 "journal: the core's path"
+fi
+mkdir "$T/cwd"
+(cd "$T/cwd" && exec "$CORRAL" run -t 1 -k 0 --core timeout -- sleep 30) 2>"$T/cwd.err"
+expect_grep "1 core file written to corral.cores" "$T/cwd.err" "without a journal: corral.cores"
+ls "$T/cwd/corral.cores"/core.* >/dev/null 2>&1 || fail "no core in ./corral.cores"
+RUN_LABEL=
 run -- "$CORRAL" run -q --core exit-left --core-dir "$T/c5" -- true
 expect_rc 125 "--core exit-left"
 run -- "$CORRAL" run -q --core timeout --core-filter bogus --core-dir "$T/c5" -- true
