@@ -35,13 +35,18 @@
 # with a line "# test: serial (why)" runs alone, after the others: one that
 # measures or fills the machine. The slowest ten are listed at the end.
 #
-# As root, when a user corral-ci exists, the sandbox tests ($BUILD/tests/
-# test_sandbox and tests/integration/sandbox*.sh) and the adversarial tests
+# As root, the sandbox tests ($BUILD/tests/test_sandbox and
+# tests/integration/sandbox*.sh), the adversarial tests
 # (tests/integration/adv_*.sh), journal_argv.sh (an execute-only binary
-# is not readable by an unprivileged tracer) and journal_sink.sh (a stalled
-# reader, a lost exit line) run a second time as that user
-# (runuser), for the unprivileged path. The build tree and tests must be
-# readable by it.
+# is not readable by an unprivileged tracer), journal_sink.sh (a stalled
+# reader, a lost exit line) and the emulated ptrace's tests run a second
+# time as an unprivileged uid with no passwd entry (tests/test-user.sh:
+# no user has to exist, none is created), through setpriv, named
+# "NAME (as uid N)". When that uid cannot read the tree where it is (a
+# clone under /root), the runner copies it (without .git) into its own
+# temporary directory, readable by all, and runs those from the copy.
+# Not as root, they cannot run: the closing lines and the skip list say
+# so ("unprivileged re-runs: ..."), and .ci/must-not-skip fails CI on it.
 #
 # Older kernels: some tests run again against build/tests/corral-testkernel,
 # which pretends to a kernel without Landlock, with an older ABI, or without
@@ -76,7 +81,6 @@ else
 	[[ $MAXJOBS =~ ^[1-9][0-9]*$ ]] && [ "$MAXJOBS" -ge "$JOBS" ] || { echo "TEST_MAXJOBS must be a number >= $JOBS" >&2; exit 2; }
 fi
 SEED_TIMES=$ROOT/tests/times.txt
-CI_USER=corral-ci
 
 case $mode in
 unit | integration | all) ;;
@@ -300,39 +304,58 @@ if [ "$mode" != unit ]; then
 	done
 fi
 
-# The sandbox tests again, unprivileged.
-if [ "$(id -u)" = 0 ] && id -u "$CI_USER" >/dev/null 2>&1; then
+# The sandbox tests again, unprivileged: as a uid nobody uses.
+CLASS_SKIPS=()
+if [ "$(id -u)" = 0 ]; then
+	read -r TUID TGID < <("$ROOT/tests/test-user.sh") || TUID=
+else
+	TUID=
+	CLASS_SKIPS+=("unprivileged re-runs: not run as root (only root can run tests as another uid; make test as root runs them)")
+fi
+if [ -n "$TUID" ]; then
+	export CORRAL_TEST_UID=$TUID CORRAL_TEST_GID=$TGID
+	echo "as root: the unprivileged re-runs run as uid $TUID gid $TGID (no passwd entry: tests/test-user.sh)"
+	as_uid=(setpriv --reuid="$TUID" --regid="$TGID" --clear-groups --)
+	UROOT=$ROOT UBUILD=$BUILD
+	if ! "${as_uid[@]}" test -r "$BUILD/corral" -a -x "$BUILD" -a -r "$ROOT/tests/integration/lib.sh"; then
+		# The uid cannot reach the tree (its parents are closed): a copy
+		# it can read, in the runner's own directory.
+		UROOT=$dir/tree
+		mkdir -p "$UROOT"
+		(cd "$ROOT" && tar --exclude=./.git -cf - .) | (cd "$UROOT" && tar -xf -)
+		case $BUILD in "$ROOT"/*) UBUILD=$UROOT/${BUILD#"$ROOT"/} ;; *) UBUILD=$UROOT/build-copy && cp -a "$BUILD/." "$UBUILD" ;; esac
+		chmod -R a+rX "$UROOT"
+		chmod 755 "$dir"
+		echo "as root: uid $TUID cannot read $ROOT: its runs use a copy in $UROOT"
+	fi
 	as_user=()
 	if [ "$mode" != integration ] && [ -x "$BUILD/tests/test_sandbox" ]; then
-		as_user+=("$BUILD/tests/test_sandbox")
+		as_user+=("$UBUILD/tests/test_sandbox")
 	fi
 	if [ "$mode" != unit ]; then
-		for s in "$ROOT"/tests/integration/sandbox*.sh "$ROOT"/tests/integration/adv_*.sh \
-			"$ROOT"/tests/integration/journal_argv.sh \
-			"$ROOT"/tests/integration/journal_sink.sh \
-			"$ROOT"/tests/integration/fuse_self_deadlock.sh \
-			"$ROOT"/tests/integration/sanitizers.sh \
-			"$ROOT"/tests/integration/eptrace.sh \
-			"$ROOT"/tests/integration/debuggers.sh; do
+		for s in "$UROOT"/tests/integration/sandbox*.sh "$UROOT"/tests/integration/adv_*.sh \
+			"$UROOT"/tests/integration/journal_argv.sh \
+			"$UROOT"/tests/integration/journal_sink.sh \
+			"$UROOT"/tests/integration/fuse_self_deadlock.sh \
+			"$UROOT"/tests/integration/sanitizers.sh \
+			"$UROOT"/tests/integration/eptrace.sh \
+			"$UROOT"/tests/integration/debuggers.sh; do
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi
-	if [ "${#as_user[@]}" -gt 0 ]; then
-		if ! runuser -u "$CI_USER" -- test -r "$BUILD/corral" -a -x "$BUILD" -a -r "$ROOT/tests/integration/lib.sh"; then
-			echo "note: user $CI_USER cannot read $BUILD or $ROOT/tests: unprivileged runs will fail"
-			echo "      (make the tree readable: chmod -R a+rX, and o+x on its parent directories)"
-		fi
-		for x in "${as_user[@]}"; do
-			case $x in
-			*.sh)
-				ser=0
-				serial_script "$x" && ser=1
-				add "integration/${x##*/} (as $CI_USER)" "$ser" runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp bash "$x"
-				;;
-			*) add "unit/${x##*/} (as $CI_USER)" 0 runuser -u "$CI_USER" -- env BUILD="$BUILD" TMPDIR=/tmp "$x" ;;
-			esac
-		done
-	fi
+	uenv=(env HOME=/tmp USER="uid$TUID" LOGNAME="uid$TUID" BUILD="$UBUILD" TMPDIR=/tmp)
+	for x in "${as_user[@]}"; do
+		case $x in
+		*.sh)
+			ser=0
+			serial_script "$x" && ser=1
+			add "integration/${x##*/} (unprivileged)" "$ser" "${as_uid[@]}" "${uenv[@]}" bash "$x"
+			;;
+		*) add "unit/${x##*/} (unprivileged)" 0 "${as_uid[@]}" "${uenv[@]}" "$x" ;;
+		esac
+	done
+elif [ "$(id -u)" = 0 ]; then
+	CLASS_SKIPS+=("unprivileged re-runs: tests/test-user.sh found no free uid")
 fi
 
 # The last run's times, by name: wall seconds and CPU seconds (tests/times.txt
@@ -374,6 +397,7 @@ if [ "$mode" != unit ]; then
 			add "integration/$t.sh (kernel: $what)" "$ser" env CORRAL="$TESTKERNEL" "$var" bash "$x"
 		done
 	done
+	[ -x "$TESTKERNEL" ] || CLASS_SKIPS+=("older-kernel runs: $TESTKERNEL is not built (make $TESTKERNEL; make test builds it)")
 	if [ ! -x "$TESTKERNEL" ] && [ "${#NAMES[@]}" -gt 0 ]; then
 		echo "note: $TESTKERNEL is not built (make $TESTKERNEL): the older-kernel runs will fail"
 	fi
@@ -473,6 +497,8 @@ if [ "$failed" -gt 0 ]; then
 	echo "failed:"
 	printf '  %s\n' "${failed_names[@]}"
 fi
+# Whole classes that did not run count as skips too (never silently green).
+[ "$mode" = unit ] || skip_lines+=(${CLASS_SKIPS[@]+"${CLASS_SKIPS[@]}"})
 printf '%s\n' "${skip_lines[@]}" | sed '/^$/d' >"$SKIPS_FILE" 2>/dev/null ||
 	echo "note: cannot write $SKIPS_FILE"
 echo "$passed passed, $failed failed, $skipped skipped"

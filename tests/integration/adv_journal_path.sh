@@ -13,21 +13,22 @@
 # --journal-key file. A journal inside the sandbox's writable workspace or
 # a writable bind is refused. What is safe keeps today's behaviour: an
 # existing file of corral's user is truncated; a new journal is made 0600.
-# Runs as root and as the unprivileged CI user.
+# Runs as root and as the unprivileged test user.
 . "$(dirname "$0")/lib.sh"
 need_corral
 
 ME=$(id -u)
 WS=$T/ws
 mkdir -p "$WS"
-# The member: the workspace's owner. As root, the CI user when there is one.
+# The member: the workspace's owner. As root, the test user (TEST_UID, no
+# passwd entry) when it can run corral from where the tree is.
 MEMBER=
-if [ "$ME" = 0 ] && id corral-ci >/dev/null 2>&1; then
-	MEMBER=corral-ci
-	chown corral-ci "$WS"
+if [ "$ME" = 0 ] && as_test_user test -x "$CORRAL"; then
+	MEMBER=$TEST_UID
+	chown "$TEST_UID:$TEST_GID" "$WS"
 fi
 as_member() {
-	if [ -n "$MEMBER" ]; then runuser -u "$MEMBER" -- "$@"; else "$@"; fi
+	if [ -n "$MEMBER" ]; then as_test_user "$@"; else "$@"; fi
 }
 printf 'precious\n' >"$T/victim"
 chmod 600 "$T/victim"

@@ -9,7 +9,7 @@
 # journal_intact:false is never intact; `corral report` shows the run its
 # last end line belongs to; two runs corral appended to one file verify,
 # and --head says which run it proves and what every other run is.
-# Runs as root and as the unprivileged CI user.
+# Runs as root and as the unprivileged test user.
 . "$(dirname "$0")/lib.sh"
 need_corral
 command -v python3 >/dev/null || skip_test "no python3 (forge_run.py)"

@@ -4,7 +4,7 @@
 # the tree (with sigtrap it kills its target: the kernel lets a
 # perfmon_capable() caller skip ptrace_may_access()), cpu-wide events, and
 # what /proc/<outside>/environ gives a root member. In every --escape mode,
-# as root and as the unprivileged CI user.
+# as root and as the unprivileged test user.
 # Witness: a process this test starts outside corral, which runs now and
 # then (a perf event with sigtrap fires only while its target runs), is
 # still alive after the member tried; the run leaves nothing behind.

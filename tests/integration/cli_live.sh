@@ -72,9 +72,9 @@ expect_grep 'belongs to another process' "$T/sq.err" "squatter refused"
 kill "$sq" 2>/dev/null
 wait "$sq" 2>/dev/null
 
-if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
+if [ "$(id -u)" = 0 ] && as_test_user test -x "$CORRAL"; then
 	RUN_LABEL="another user gets nothing"
-	runuser -u corral-ci -- "$CORRAL" ps "$PID" >"$T/u.out" 2>"$T/u.err"
+	as_test_user "$CORRAL" ps "$PID" >"$T/u.out" 2>"$T/u.err"
 	expect_eq "$?" 1 "corral ps as another user"
 	[ -s "$T/u.out" ] && fail "another user read the live view"
 fi

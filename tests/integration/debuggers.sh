@@ -24,7 +24,7 @@
 #     paused tree ends everything (strace's startup probes fork a TRACEME
 #     child and SEIZE a child; PTRACE_SYSCALL makes corral resume the real
 #     task with the real request and report its syscall stops).
-# Plain and, where the sandbox works, --sandbox; root and the CI user
+# Plain and, where the sandbox works, --sandbox; root and the test user
 # (tests/run.sh). The witness checks that nothing is left after each run.
 . "$(dirname "$0")/lib.sh"
 need_corral

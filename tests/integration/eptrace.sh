@@ -12,7 +12,7 @@
 #   - park: the tracer parks in a wait that nothing answers, its tracee
 #     held: --timeout ends everything, nothing survives (the witness too).
 # Plain and, where the sandbox works, --sandbox (its pid namespace: the
-# tracer names its tracee by the sandbox's pids). Root and the CI user.
+# tracer names its tracee by the sandbox's pids). Root and the test user.
 . "$(dirname "$0")/lib.sh"
 need_corral
 need_fixture ept

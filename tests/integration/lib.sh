@@ -41,6 +41,18 @@ RC=
 ELAPSED=
 MATCH=
 DEADLINE=${DEADLINE:-60} # safety net for one run, seconds
+# The unprivileged identity of root's tests (tests/test-user.sh): a uid with
+# no passwd entry, so no user has to exist. as_test_user CMD... runs CMD as
+# it, with no supplementary groups and a HOME of the test's own.
+TEST_UID=
+TEST_GID=
+if [ "$(id -u)" = 0 ]; then
+	read -r TEST_UID TEST_GID < <("$ROOT/tests/test-user.sh") || true
+fi
+as_test_user() {
+	setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups -- \
+		env HOME="$T" USER="uid$TEST_UID" LOGNAME="uid$TEST_UID" "$@"
+}
 
 # ---------------------------------------------------------------- reporting
 
@@ -645,15 +657,15 @@ need_fixture() {
 
 # sandbox_workspace FILE...: WS ($T/ws) holds copies of the FILEs, for runs
 # with --sandbox --workspace "$WS" (the sandbox sees its workspace, not
-# every host path). As root it is the CI user's: the sandbox runs the
-# command as the workspace's owner.
+# every host path). As root it is the test user's (TEST_UID): the sandbox
+# runs the command as the workspace's owner.
 sandbox_workspace() {
 	WS=$T/ws
 	mkdir -p "$WS"
 	chmod 755 "$WS"
 	[ $# = 0 ] || cp "$@" "$WS/"
-	if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
-		chown -R corral-ci "$WS"
+	if [ "$(id -u)" = 0 ]; then
+		chown -R "$TEST_UID:$TEST_GID" "$WS"
 	fi
 }
 

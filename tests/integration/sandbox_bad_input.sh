@@ -13,7 +13,7 @@
 #     setuid bwrap"): corral does not refuse it as such; seized before it
 #     runs, it has no privileges and works as a plain bwrap. So the command
 #     must run sandboxed (network off, checked from inside). As root, when an
-#     unprivileged user (corral-ci, else nobody) can run corral, a setuid-root
+#     unprivileged user (nobody) can run corral, a setuid-root
 #     copy is also run as that user.
 . "$(dirname "$0")/lib.sh"
 need_corral
@@ -169,7 +169,7 @@ setuid_run "setuid bwrap (owner $(id -un))" "$T/suid"
 if [ "$(id -u)" = 0 ]; then
 	# a setuid-ROOT bwrap run by an unprivileged user: the case that matters
 	u=
-	for cand in corral-ci nobody; do
+	for cand in nobody; do
 		id -u "$cand" >/dev/null 2>&1 || continue
 		runuser -u "$cand" -- test -x "$CORRAL_ABS" -a -w "$WS" 2>/dev/null || continue
 		u=$cand

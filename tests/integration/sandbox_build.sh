@@ -56,8 +56,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # --- root: the workspace's owner builds ------------------------------------
-U=corral-ci
-id -u "$U" >/dev/null 2>&1 || U=nobody
+U=nobody
 project "$T/ws"
 chown -R "$U" "$T/ws"
 build "workspace owned by $U" "$T/ws"

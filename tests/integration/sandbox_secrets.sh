@@ -37,7 +37,7 @@ if [ -n "$ROOT_RUN" ]; then
 	echo "root secret" >"$T/secrets/root_key"
 	chmod 600 "$T/secrets/root_key"
 	echo "other's secret" >"$T/secrets/other/token"
-	chown -R corral-ci "$T/secrets/other" 2>/dev/null || chown -R daemon "$T/secrets/other"
+	chown -R daemon "$T/secrets/other"
 	chmod 700 "$T/secrets/other"
 fi
 chmod 755 "$T/secrets"

@@ -13,7 +13,7 @@
 # a block only on its stack: a register or stack LSan failed to read would
 # show as a leak) SAN_RUNS times (3 here; `make soak` runs 50), and once
 # without threads,
-# plain and --sandbox. Runs as root and as the unprivileged CI user
+# plain and --sandbox. Runs as root and as the unprivileged test user
 # (tests/run.sh). The witness checks that nothing is left after each run.
 . "$(dirname "$0")/lib.sh"
 need_corral
@@ -22,7 +22,7 @@ RUNS=${SAN_RUNS:-3}
 SRC=$ROOT/tests/fixtures/san_threads.c
 command -v gcc >/dev/null || skip_test "no gcc"
 # The programs live in the sandbox's workspace (the sandbox has its own
-# /tmp); as root it is the CI user's: the sandbox runs as its owner.
+# /tmp); as root it is the test user (TEST_UID)'s: the sandbox runs as its owner.
 WS=$T/ws
 mkdir -p "$WS"
 chmod 755 "$WS"
@@ -31,8 +31,8 @@ for s in address leak; do
 		skip_test "gcc cannot build with -fsanitize=$s (libasan/liblsan missing?): $(head -c 200 "$T/cc.$s")"
 done
 chmod 755 "$WS"/san_*
-if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
-	chown -R corral-ci "$WS"
+if [ "$(id -u)" = 0 ]; then
+	chown -R "$TEST_UID:$TEST_GID" "$WS"
 fi
 # LSan must work here untraced first (another tracer, or a kernel that
 # refuses ptrace, breaks it with or without corral).

@@ -8,11 +8,11 @@
 # ptrace). Before the emulation each of them died with "LeakSanitizer has
 # encountered a fatal error".
 #
-# The source comes from Debian's mirror at test time (apt-get source with a
+# The source comes from the archive in the machine's apt sources at test time (apt-get source with a
 # private apt configuration in $BUILD/zlib-src: the host's apt sources are
 # not touched), once per build tree; where no mirror answers the test
 # skips and says so. Runs as root, plain and --sandbox (the sandbox runs as
-# the CI user, the workspace's owner). Witnesses: the suite's own three
+# the test user (TEST_UID), the workspace's owner). Witnesses: the suite's own three
 # "test OK" lines and exit 0, the journal's emulated attaches by
 # LeakSanitizer (one check per program run at least), nothing left behind.
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,16 @@ SRC=$BUILD/zlib-src
 ORIG=zlib_1.2.13.dfsg.orig.tar.bz2
 if [ ! -s "$SRC/$ORIG" ]; then
 	mkdir -p "$SRC/lists/partial" "$SRC/cache" "$SRC/parts"
-	printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+	# The archive this machine's apt already uses (its sources, deb822
+	# or one-line), the first one that serves Debian's main: no host is
+	# written in the repository, and a machine behind its own mirror
+	# fetches from that mirror.
+	uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:/) { if ($i !~ /security/) { print $i; exit } break } }' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null)
+	[ -n "$uri" ] || skip_test "no Debian archive in this machine's apt sources"
+	printf '%s\n' 'Types: deb-src' "URIs: $uri" 'Suites: bookworm' \
 		'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
 		>"$SRC/parts/src.sources"
 	apt=(apt-get -q -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$SRC/parts"
@@ -34,11 +43,11 @@ if [ ! -s "$SRC/$ORIG" ]; then
 	(cd "$SRC" && timeout 300 "${apt[@]}" update && timeout 300 "${apt[@]}" source --download-only zlib=1:1.2.13.dfsg-1) \
 		>"$T/apt.log" 2>&1
 	[ -s "$SRC/$ORIG" ] ||
-		skip_test "zlib's source package could not be fetched from Debian's mirror: $(tail -n 2 "$T/apt.log" | tr '\n' ' ' | cut -c1-200)"
+		skip_test "zlib's source package could not be fetched from $uri (this machine's apt sources): $(tail -n 2 "$T/apt.log" | tr '\n' ' ' | cut -c1-200)"
 fi
 
 # The workspace: the sandbox has its own /tmp; as root it runs as the
-# workspace's owner, the CI user, who must be able to write the tree.
+# workspace's owner, the test user (TEST_UID), who must be able to write the tree.
 WS=$T/ws
 mkdir -p "$WS/z"
 tar -xjf "$SRC/$ORIG" -C "$WS/z" --strip-components=1 || fail "the source does not unpack"
@@ -59,8 +68,8 @@ tar -xjf "$SRC/$ORIG" -C "$WS/z" --strip-components=1 || fail "the source does n
 
 SANDBOX=1
 "$CORRAL" probe >"$T/probe" 2>&1 || SANDBOX=
-if [ "$(id -u)" = 0 ] && id -u corral-ci >/dev/null 2>&1; then
-	chown -R corral-ci "$WS"
+if [ "$(id -u)" = 0 ]; then
+	chown -R "$TEST_UID:$TEST_GID" "$WS"
 fi
 chmod -R a+rX "$WS"
 
