@@ -343,7 +343,7 @@ if [ -n "$TUID" ]; then
 			[ -f "$s" ] && as_user+=("$s")
 		done
 	fi
-	uenv=(env HOME=/tmp USER="uid$TUID" LOGNAME="uid$TUID" BUILD="$UBUILD" TMPDIR=/tmp)
+	uenv=(env -C "$UROOT" HOME=/tmp USER="uid$TUID" LOGNAME="uid$TUID" BUILD="$UBUILD" TMPDIR=/tmp)
 	for x in "${as_user[@]}"; do
 		case $x in
 		*.sh)
