@@ -6,7 +6,12 @@
 #                   under /usr/local);
 #                   make uninstall with the same variables removes it all
 #   make deps       install missing Debian packages (or print the command)
-#   make test       unit (cmocka) + integration tests
+#   make test       unit (cmocka) + integration tests; TEST_FILTER=REGEX
+#                   runs the tests whose name matches, names as the runner
+#                   prints them: unit/test_x, integration/x.sh,
+#                   integration/x.sh (unprivileged), integration/x.sh
+#                   (kernel: landlock 5) (docs/testing.md)
+#   make help       this list
 #   make check-layers  tracer/ calls only downward (docs/design.md, "Layers"),
 #                   no function over 100 lines without a reason, one
 #                   writer per part of struct corral (tests/check-owners.py)
@@ -271,6 +276,11 @@ unit: all $(UNIT_BIN) $(FIX_BIN)
 
 integration: all $(FIX_BIN) $(TESTKERNEL)
 	BUILD=$(BUILD) tests/run.sh integration
+
+# make help: the list at the top of this file.
+.PHONY: help
+help:
+	@sed -n '3,/^$$/p' Makefile | sed 's/^#  \{0,1\}//'
 
 demo: deps
 	$(MAKE) all $(FIX_BIN)
