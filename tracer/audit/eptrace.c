@@ -1636,6 +1636,32 @@ void eptrace_exec(struct corral *c, struct task *t)
 	}
 }
 
+/* Nobody waits now: e's end waits for its tracer's next wait (the kernel's
+ * zombie), within EPT_ZOMBIES_MAX. */
+static void keep_end(struct corral *c, const struct ept *e, int status,
+		     bool real_child)
+{
+	struct eptrace_part *ep = OWN(c, eptrace);
+	struct ept_zombie *z =
+		ep->nzombies < EPT_ZOMBIES_MAX ? calloc(1, sizeof(*z)) : NULL;
+	struct task *tr = z ? NULL : table_find(&c->tab, e->tracer);
+	if (tr)
+		once(c, tr, PTRACE_CONT,
+		     "more ends not waited for than corral keeps", -ENOMEM,
+		     CORRAL_PTRACE_UNSUPPORTED);
+	if (z) {
+		ep->nzombies++;
+		z->tracer_tgid = e->tracer_tgid;
+		z->vpid = e->vpid;
+		z->status = status;
+		z->real = real_child;
+		z->next = ep->zombies;
+		ep->zombies = z;
+	}
+	if (!real_child)
+		notify(c, e);
+}
+
 void eptrace_gone(struct corral *c, struct task *t, int status)
 {
 	struct eptrace_part *ep = OWN(c, eptrace);
@@ -1693,32 +1719,8 @@ void eptrace_gone(struct corral *c, struct task *t, int status)
 			told = true;
 			break;
 		}
-		if (!told) {
-			/* Nobody waits now: its end waits for the tracer's
-			 * next wait (the kernel's zombie). */
-			struct ept_zombie *z =
-				ep->nzombies < EPT_ZOMBIES_MAX
-					? calloc(1, sizeof(*z))
-					: NULL;
-			struct task *tr = z ? NULL
-					    : table_find(&c->tab, e->tracer);
-			if (tr)
-				once(c, tr, PTRACE_CONT,
-				     "more ends not waited for than corral "
-				     "keeps",
-				     -ENOMEM, CORRAL_PTRACE_UNSUPPORTED);
-			if (z) {
-				ep->nzombies++;
-				z->tracer_tgid = e->tracer_tgid;
-				z->vpid = e->vpid;
-				z->status = status;
-				z->real = real_child;
-				z->next = ep->zombies;
-				ep->zombies = z;
-			}
-			if (!real_child)
-				notify(c, e);
-		}
+		if (!told)
+			keep_end(c, e, status, real_child);
 	}
 	if (e->inj) {
 		pid_t child = 0;
