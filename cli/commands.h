@@ -11,5 +11,6 @@ int corral_ps_main(int argc, char **argv);		      /* ps.c */
 int corral_probe_main(int argc, char **argv);		      /* probe.c */
 int corral_report_main(int argc, char **argv);		      /* report.c */
 int corral_verify_main(int argc, char **argv);		      /* verify.c */
+int corral_diff_main(int argc, char **argv);		      /* diff.c */
 
 #endif

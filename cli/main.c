@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{"probe", corral_probe_main},
 	{"report", corral_report_main},
 	{"verify", corral_verify_main},
+	{"diff", corral_diff_main},
 };
 
 /* `corral run` also needs corral's own argv (corral_config.self_argv). */

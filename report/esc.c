@@ -129,6 +129,12 @@ bool us_line(struct ustr u, size_t *pos, struct ustr *line)
 	return true;
 }
 
+const char *us_key_bytes(struct ustr u, size_t *n)
+{
+	*n = u.p_ ? u.n_ : 0;
+	return u.p_;
+}
+
 struct ustr us_printf(const char *fmt, ...)
 {
 	va_list ap;

@@ -159,6 +159,12 @@ struct ustr us_base(struct ustr u);
  * the end.
  */
 bool us_line(struct ustr u, size_t *pos, struct ustr *line);
+/*
+ * The bytes of u for a reader that only compares and hashes them, never
+ * prints them (corral diff's matching keys, diff_norm.c): *n set; NULL
+ * when absent. What is printed still goes through the escapers below.
+ */
+const char *us_key_bytes(struct ustr u, size_t *n);
 /* A note's text: our words with journal strings in them (rpt_note). */
 struct ustr us_printf(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
