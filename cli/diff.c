@@ -36,13 +36,12 @@ static void usage(FILE *f)
 	      "Say what run B did differently from run A, process by\n"
 	      "process (journals of corral run -j; - for stdin). Processes\n"
 	      "are matched by program and argv from the root down, never by\n"
-	      "pid. Given a directory or more than two journals: group the\n"
-	      "runs into passing and failing and say what every failing run\n"
-	      "shares that no passing one has.\n"
+	      "pid. More than two runs (a directory, a list) and --html\n"
+	      "are not built yet: they exit 2 and say so.\n"
 	      "\n"
 	      "  --format FMT       text (default), md or json\n"
 	      "  --json             same as --format json\n"
-	      "  --html FILE        write both timelines on one HTML page\n"
+	      "  --html FILE        (not built yet) both timelines, one page\n"
 	      "  -q, --quiet        no output: the exit status only\n"
 	      "  --normalize REGEX  also ignore what REGEX matches in paths\n"
 	      "                     and argv when matching (repeatable)\n"
@@ -50,7 +49,7 @@ static void usage(FILE *f)
 	      "                     addresses (the default patterns)\n"
 	      "  --factor F         slower/faster: by more than F times (2)\n"
 	      "  --floor SECS       ...and by more than SECS seconds (0.1)\n"
-	      "  --group            group even two runs by result\n"
+	      "  --group            (not built yet) group runs by result\n"
 	      "      --key FILE     the runs' --journal-key\n"
 	      "  -h, --help         this help\n"
 	      "\n"
@@ -181,6 +180,13 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	if (a->npaths == 0)
 		return bad_usage("which journals? (A B, a directory, or more)",
 				 NULL);
+	/* Not built yet (docs/diff.md, "Not yet"): said, never a silent
+	 * empty answer. */
+	if (a->html) {
+		cli_say("diff", "--html is not built yet: use --format text, "
+				"md or json");
+		return DIFF_TROUBLE;
+	}
 	return -1;
 }
 
@@ -372,6 +378,12 @@ int corral_diff_main(int argc, char **argv)
 	}
 	if (rc < 0)
 		rc = load_all(&a, runs);
+	if (!rc && (a.npaths > 2 || a.group)) {
+		cli_say("diff", "more than two runs (a directory, a list, "
+				"--group) is not built yet: give two journals, "
+				"A B");
+		rc = DIFF_TROUBLE;
+	}
 	if (!rc)
 		rc = compare(&a, runs);
 	for (size_t i = 0; runs && i < a.npaths; i++)
