@@ -228,6 +228,13 @@ int main(void)
 	F(corral_report_options, size);
 	F(corral_report_options, key);
 	F(corral_report_options, keylen);
+	F(corral_diff_options, size);
+	F(corral_diff_options, factor);
+	F(corral_diff_options, floor);
+	F(corral_diff_options, normalize);
+	F(corral_diff_options, flags);
+	E(CORRAL_DIFF_NO_DEFAULTS);
+	E(CORRAL_DIFF_GROUP);
 	E(CORRAL_EXIT_DYING);
 	E(CORRAL_EXIT_MAXPROCS);
 	E(CORRAL_EXIT_ESCAPE);

@@ -42,7 +42,7 @@ print("\n".join(sized))
 sys.exit(1 if bad else 0)
 PY
 expect_eq "$(sort "$T/sized" | tr '\n' ' ')" \
-	"corral_config corral_journal_check corral_probe corral_report_options corral_result " \
+	"corral_config corral_diff_options corral_journal_check corral_probe corral_report_options corral_result " \
 	"the structs that start with size_t size"
 
 # STRUCT_init() zeroes and sets the size; the old shorthands still compile.
