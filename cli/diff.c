@@ -105,14 +105,9 @@ static int option(int c, char **argv, const struct option *opts,
 		a->fmt = CORRAL_REPORT_JSON;
 		return -1;
 	case O_FORMAT:
-		if (!strcmp(optarg, "text"))
-			a->fmt = CORRAL_REPORT_TEXT;
-		else if (!strcmp(optarg, "md"))
-			a->fmt = CORRAL_REPORT_MD;
-		else if (!strcmp(optarg, "json"))
-			a->fmt = CORRAL_REPORT_JSON;
-		else
+		if (cli_report_format(optarg) < 0)
 			return bad_usage("unknown format", optarg);
+		a->fmt = cli_report_format(optarg);
 		return -1;
 	case O_HTML:
 		a->html = optarg;

@@ -132,14 +132,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->fmt = CORRAL_REPORT_JSON;
 			break;
 		case O_FORMAT:
-			if (!strcmp(optarg, "text"))
-				a->fmt = CORRAL_REPORT_TEXT;
-			else if (!strcmp(optarg, "md"))
-				a->fmt = CORRAL_REPORT_MD;
-			else if (!strcmp(optarg, "json"))
-				a->fmt = CORRAL_REPORT_JSON;
-			else
+			if (cli_report_format(optarg) < 0)
 				return bad_usage("unknown format", optarg);
+			a->fmt = cli_report_format(optarg);
 			break;
 		case O_PERFETTO:
 			a->perfetto = optarg;

@@ -130,3 +130,14 @@ void cli_say(const char *sub, const char *fmt, ...)
 	vsay(sub, fmt, ap);
 	va_end(ap);
 }
+
+int cli_report_format(const char *s)
+{
+	if (!strcmp(s, "text"))
+		return CORRAL_REPORT_TEXT;
+	if (!strcmp(s, "md"))
+		return CORRAL_REPORT_MD;
+	if (!strcmp(s, "json"))
+		return CORRAL_REPORT_JSON;
+	return -1;
+}

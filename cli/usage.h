@@ -46,4 +46,8 @@ void cli_say(const char *sub, const char *fmt, ...)
  */
 unsigned long cli_say_nonblocking(bool on);
 
+/* --format's word (text, md, json) as enum corral_report_format, or -1:
+ * one spelling for `corral report` and `corral diff`. */
+int cli_report_format(const char *s);
+
 #endif
